@@ -1,0 +1,86 @@
+// Package format is the seam between the shard pipeline and the document
+// formats: a Format turns one input (a parsed structure, or a manifest record)
+// into one output row: a document with its metadata columns, a designed-in
+// filter outcome, or an error.
+//
+// Formats are pure domain code: no I/O, no cloud imports, deterministic.
+package format
+
+import (
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+)
+
+// InputKind says what a format consumes.
+type InputKind int
+
+const (
+	// FromStructure formats consume a parsed mmCIF structure (fetched from a
+	// URI column or read from an inline text column).
+	FromStructure InputKind = iota
+	// FromRecord formats consume the manifest row itself (e.g. contacts-v1
+	// analysis records); there is no per-row fetch.
+	FromRecord
+)
+
+// ColumnType is the type of one output (or record input) column.
+type ColumnType int
+
+const (
+	String ColumnType = iota
+	Int64
+	Float64
+	Bool
+	Int64List
+	Float64List
+	StringList
+)
+
+// Column is one named, typed column. Nullable columns may carry nil values.
+type Column struct {
+	Name     string
+	Type     ColumnType
+	Nullable bool
+}
+
+// Input is one row handed to a format.
+type Input struct {
+	// EntryID is the manifest's entry_id (the document seed for most formats).
+	EntryID string
+	// Structure is set for FromStructure formats.
+	Structure *structure.Structure
+	// Record holds the projected manifest columns for FromRecord formats,
+	// keyed by column name; values are string, int64, float64, bool, []int64,
+	// []float64, []string or nil.
+	Record map[string]any
+}
+
+// Result is the outcome of one row.
+type Result struct {
+	// Filtered is the designed-in filter reason when no document is written
+	// (e.g. "too_short", "multi_chain"); empty when Document is set.
+	Filtered string
+	// Document is the serialized document.
+	Document string
+	// Values are the format's own output columns, aligned with Columns().
+	// The pipeline adds entry_id, the passthrough columns and sha1 itself
+	// only where the format does not declare them.
+	Values []any
+}
+
+// Format generates documents of one kind. Implementations are safe for
+// concurrent use: Generate holds no state between calls.
+type Format interface {
+	// Name is the format's identifier, e.g. "contacts-and-distances-v2".
+	Name() string
+	// Kind says whether the format needs a parsed structure or the record.
+	Kind() InputKind
+	// RecordColumns lists the manifest columns a FromRecord format needs
+	// (nil for FromStructure formats).
+	RecordColumns() []Column
+	// Columns lists the format's output columns, in output order.
+	Columns() []Column
+	// Generate produces one row's outcome. An error means the row could not
+	// be generated (a data-quality failure that fails the shard), never a
+	// designed-in filter.
+	Generate(in Input) (Result, error)
+}

@@ -1,0 +1,77 @@
+// Package ledger is the seam to the run ledger: one record per run and one per
+// shard, so that reruns publish only what is missing and duplicate deliveries
+// of a finished shard are no-ops. Locally it is a file beside the output;
+// in the cloud it is Firestore (package internal/firestoreledger).
+package ledger
+
+import (
+	"context"
+	"time"
+)
+
+// Status of one shard.
+type Status string
+
+const (
+	Pending      Status = "pending"
+	Running      Status = "running"
+	Done         Status = "done"
+	Failed       Status = "failed"
+	DeadLettered Status = "dead_lettered"
+)
+
+// Run describes one run.
+type Run struct {
+	ID       string            `json:"id"`
+	Manifest string            `json:"manifest"`
+	Format   string            `json:"format"`
+	Output   string            `json:"output"` // output prefix
+	Shards   int               `json:"shards"`
+	Options  map[string]string `json:"options,omitempty"`
+	Created  time.Time         `json:"created"`
+}
+
+// Counts is a shard's accounting: RowsIn = DocsOut + sum(Filtered) + Skipped.
+type Counts struct {
+	RowsIn   int64            `json:"rows_in"`
+	DocsOut  int64            `json:"docs_out"`
+	Filtered map[string]int64 `json:"filtered,omitempty"`
+	Skipped  int64            `json:"skipped"`
+}
+
+// Shard is the ledger record of one shard.
+type Shard struct {
+	RunID    string    `json:"run_id"`
+	Index    int       `json:"index"`
+	Status   Status    `json:"status"`
+	Attempts int       `json:"attempts"`
+	Lease    time.Time `json:"lease,omitempty"` // a running claim expires then
+	Counts   Counts    `json:"counts"`
+	Output   string    `json:"output,omitempty"`
+	SHA256   string    `json:"sha256,omitempty"`   // of the output object
+	EntryID  string    `json:"entry_id,omitempty"` // failing row, when failed
+	Error    string    `json:"error,omitempty"`
+	Started  time.Time `json:"started,omitempty"`
+	Finished time.Time `json:"finished,omitempty"`
+}
+
+// Ledger records runs and shards.
+type Ledger interface {
+	// CreateRun records the run and a pending record per shard. Idempotent:
+	// a second call for the same run id leaves existing shard records as they
+	// are (a redelivered trigger does not reset progress).
+	CreateRun(ctx context.Context, run Run) error
+	// GetRun returns the run, or an error wrapping derrors.ErrNotFound.
+	GetRun(ctx context.Context, runID string) (Run, error)
+	// Claim marks the shard running with a lease and bumps its attempts. It
+	// returns an error wrapping derrors.ErrAlreadyDone if the shard is done,
+	// and derrors.ErrTransient if another worker holds an unexpired lease.
+	// Atomic under concurrent claims (exactly one wins).
+	Claim(ctx context.Context, runID string, shard int, lease time.Duration) (Shard, error)
+	// Complete marks the shard done with its counts and output. Idempotent.
+	Complete(ctx context.Context, s Shard) error
+	// Fail marks the shard failed (or dead-lettered) with the cause.
+	Fail(ctx context.Context, s Shard) error
+	// Shards returns every shard record of the run, ordered by index.
+	Shards(ctx context.Context, runID string) ([]Shard, error)
+}
