@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+)
+
+// benchmarks are the `foldcorpus bench KIND` subcommands; each registers
+// itself from its own file with registerBench.
+var benchmarks = map[string]command{}
+
+func registerBench(name, summary string, run func(ctx context.Context, args []string) error) {
+	if _, dup := benchmarks[name]; dup {
+		panic("foldcorpus: bench registered twice: " + name)
+	}
+	benchmarks[name] = command{name, summary, run}
+}
+
+func init() {
+	register("bench", "measure speed and memory side by side with a baseline (bench KIND ...)", runBench)
+}
+
+func runBench(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		names := make([]string, 0, len(benchmarks))
+		for n := range benchmarks {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintln(os.Stderr, "usage: foldcorpus bench KIND [flags] [args]\n\nkinds:")
+		for _, n := range names {
+			fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, benchmarks[n].summary)
+		}
+		return &exitError{2, fmt.Errorf("missing benchmark kind")}
+	}
+	b, ok := benchmarks[args[0]]
+	if !ok {
+		return &exitError{2, fmt.Errorf("unknown benchmark %q", args[0])}
+	}
+	return b.run(ctx, args[1:])
+}
