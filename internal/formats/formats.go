@@ -1,0 +1,33 @@
+// Package formats maps format names to their implementations, so the CLI,
+// the planner and the shard workers resolve a run's format in one place.
+package formats
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/foldcorpus/foldcorpus/internal/format"
+)
+
+// constructors builds each format from the run's options (string knobs; an
+// absent knob takes the reference default). One line per format.
+var constructors = map[string]func(opts map[string]string) (format.Format, error){}
+
+// New returns the named format configured by opts.
+func New(name string, opts map[string]string) (format.Format, error) {
+	c, ok := constructors[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown format %q (known: %v)", name, Names())
+	}
+	return c(opts)
+}
+
+// Names lists the known formats, sorted.
+func Names() []string {
+	names := make([]string, 0, len(constructors))
+	for n := range constructors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
