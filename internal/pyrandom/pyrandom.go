@@ -1,0 +1,356 @@
+// Package pyrandom is a bit-exact port of CPython 3.11's random.Random: the
+// MT19937 generator seeded with init_by_array, and the Python-level methods
+// built on it (random, getrandbits, randrange, randint, choice, shuffle,
+// sample, uniform, gauss). Given the same seed, every method returns the same
+// values, in the same order, as CPython does.
+//
+// A Rand is not safe for concurrent use; give each goroutine (each document)
+// its own. Methods whose CPython counterpart raises (an empty range, an empty
+// sequence, a sample larger than its population) panic: those are caller
+// bugs, not data errors.
+package pyrandom
+
+import (
+	"crypto/sha512"
+	"fmt"
+	"math"
+	"math/big"
+)
+
+const (
+	n         = 624
+	m         = 397
+	matrixA   = 0x9908b0df
+	upperMask = 0x80000000
+	lowerMask = 0x7fffffff
+)
+
+// Rand is CPython's random.Random: MT19937 state plus the cached second
+// value of gauss.
+type Rand struct {
+	mt        [n]uint32
+	mti       int
+	gaussNext float64
+	hasGauss  bool
+	scratch   []float64 // FillGauss's batch buffers
+}
+
+// New returns the generator of random.Random(seed) for a non-negative int.
+func New(seed uint64) *Rand {
+	lo, hi := uint32(seed), uint32(seed>>32)
+	if hi == 0 {
+		return NewFromWords([]uint32{lo})
+	}
+	return NewFromWords([]uint32{lo, hi})
+}
+
+// NewFromWords returns the generator of random.Random(x) where x is the
+// non-negative integer whose 32-bit words, least significant first, are key.
+// Like CPython, high zero words are ignored (x = 0 seeds with the key [0]).
+func NewFromWords(key []uint32) *Rand {
+	used := len(key)
+	for used > 1 && key[used-1] == 0 {
+		used--
+	}
+	if used == 0 {
+		key, used = []uint32{0}, 1
+	}
+	r := &Rand{}
+	r.initByArray(key[:used])
+	return r
+}
+
+// NewFromString returns the generator of random.Random(s) for a str seed
+// (seed version 2): the seed int is the big-endian integer of the UTF-8
+// bytes of s followed by their SHA-512 digest.
+func NewFromString(s string) *Rand {
+	return NewFromBytes([]byte(s))
+}
+
+// NewFromBytes returns the generator of random.Random(b) for a bytes seed
+// (seed version 2), as NewFromString.
+func NewFromBytes(b []byte) *Rand {
+	sum := sha512.Sum512(b)
+	buf := make([]byte, 0, len(b)+len(sum))
+	buf = append(append(buf, b...), sum[:]...)
+	return NewFromBig(new(big.Int).SetBytes(buf))
+}
+
+// NewFromBig returns the generator of random.Random(x) for any int x
+// (CPython seeds with abs(x)).
+func NewFromBig(x *big.Int) *Rand {
+	a := new(big.Int).Abs(x)
+	b := a.Bytes() // big-endian, no leading zeros
+	words := make([]uint32, 0, len(b)/4+1)
+	for end := len(b); end > 0; end -= 4 {
+		var w uint32
+		start := max(end-4, 0)
+		for _, c := range b[start:end] {
+			w = w<<8 | uint32(c)
+		}
+		words = append(words, w)
+	}
+	return NewFromWords(words)
+}
+
+func (r *Rand) initGenrand(s uint32) {
+	r.mt[0] = s
+	for i := 1; i < n; i++ {
+		r.mt[i] = 1812433253*(r.mt[i-1]^(r.mt[i-1]>>30)) + uint32(i)
+	}
+	r.mti = n
+}
+
+func (r *Rand) initByArray(key []uint32) {
+	r.initGenrand(19650218)
+	i, j := 1, 0
+	k := max(n, len(key))
+	for ; k > 0; k-- {
+		r.mt[i] = (r.mt[i] ^ ((r.mt[i-1] ^ (r.mt[i-1] >> 30)) * 1664525)) + key[j] + uint32(j)
+		i++
+		j++
+		if i >= n {
+			r.mt[0] = r.mt[n-1]
+			i = 1
+		}
+		if j >= len(key) {
+			j = 0
+		}
+	}
+	for k = n - 1; k > 0; k-- {
+		r.mt[i] = (r.mt[i] ^ ((r.mt[i-1] ^ (r.mt[i-1] >> 30)) * 1566083941)) - uint32(i)
+		i++
+		if i >= n {
+			r.mt[0] = r.mt[n-1]
+			i = 1
+		}
+	}
+	r.mt[0] = 0x80000000
+	r.hasGauss = false
+}
+
+func (r *Rand) generate() {
+	mag := [2]uint32{0, matrixA}
+	var kk int
+	for kk = 0; kk < n-m; kk++ {
+		y := (r.mt[kk] & upperMask) | (r.mt[kk+1] & lowerMask)
+		r.mt[kk] = r.mt[kk+m] ^ (y >> 1) ^ mag[y&1]
+	}
+	for ; kk < n-1; kk++ {
+		y := (r.mt[kk] & upperMask) | (r.mt[kk+1] & lowerMask)
+		r.mt[kk] = r.mt[kk+(m-n)] ^ (y >> 1) ^ mag[y&1]
+	}
+	y := (r.mt[n-1] & upperMask) | (r.mt[0] & lowerMask)
+	r.mt[n-1] = r.mt[m-1] ^ (y >> 1) ^ mag[y&1]
+	r.mti = 0
+}
+
+// Uint32 returns the next raw 32-bit output of MT19937 (genrand_uint32).
+func (r *Rand) Uint32() uint32 {
+	if r.mti >= n {
+		r.generate()
+	}
+	y := r.mt[r.mti]
+	r.mti++
+	y ^= y >> 11
+	y ^= (y << 7) & 0x9d2c5680
+	y ^= (y << 15) & 0xefc60000
+	y ^= y >> 18
+	return y
+}
+
+// Random returns random.random(): a float64 in [0, 1) with 53 random bits.
+func (r *Rand) Random() float64 {
+	a := r.Uint32() >> 5
+	b := r.Uint32() >> 6
+	return (float64(a)*67108864.0 + float64(b)) * (1.0 / 9007199254740992.0)
+}
+
+// GetRandBits returns random.getrandbits(k) for 0 <= k <= 64: words are drawn
+// least significant first, and the last one keeps its top bits.
+func (r *Rand) GetRandBits(k int) uint64 {
+	if k < 0 || k > 64 {
+		panic(fmt.Sprintf("pyrandom: GetRandBits(%d): k must be in [0, 64]", k))
+	}
+	if k <= 32 {
+		if k == 0 {
+			return 0
+		}
+		return uint64(r.Uint32() >> (32 - k))
+	}
+	lo := uint64(r.Uint32())
+	hi := uint64(r.Uint32() >> (64 - k))
+	return hi<<32 | lo
+}
+
+// RandBelow returns random._randbelow(n) for n > 0: getrandbits of
+// n.bit_length() bits, redrawn until below n.
+func (r *Rand) RandBelow(n int) int {
+	if n <= 0 {
+		panic(fmt.Sprintf("pyrandom: RandBelow(%d): n must be positive", n))
+	}
+	k := bitLen(uint64(n))
+	v := r.GetRandBits(k)
+	for v >= uint64(n) {
+		v = r.GetRandBits(k)
+	}
+	return int(v)
+}
+
+func bitLen(x uint64) int {
+	l := 0
+	for x != 0 {
+		x >>= 1
+		l++
+	}
+	return l
+}
+
+// RandRange returns random.randrange(start, stop, step).
+func (r *Rand) RandRange(start, stop, step int) int {
+	width := stop - start
+	if step == 1 {
+		if width > 0 {
+			return start + r.RandBelow(width)
+		}
+		panic(fmt.Sprintf("pyrandom: empty range for randrange(%d, %d, %d)", start, stop, step))
+	}
+	var cnt int
+	switch {
+	case step > 0:
+		cnt = floorDiv(width+step-1, step)
+	case step < 0:
+		cnt = floorDiv(width+step+1, step)
+	default:
+		panic("pyrandom: zero step for randrange()")
+	}
+	if cnt <= 0 {
+		panic(fmt.Sprintf("pyrandom: empty range for randrange(%d, %d, %d)", start, stop, step))
+	}
+	return start + step*r.RandBelow(cnt)
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// RandInt returns random.randint(a, b): an int in [a, b].
+func (r *Rand) RandInt(a, b int) int {
+	return r.RandRange(a, b+1, 1)
+}
+
+// Uniform returns random.uniform(a, b) = a + (b-a)*random().
+func (r *Rand) Uniform(a, b float64) float64 {
+	return a + float64((b-a)*r.Random())
+}
+
+// Gauss returns random.gauss(mu, sigma). Values come in pairs: the first
+// call of a pair computes both and caches the second (as CPython's
+// gauss_next); reseeding is done by making a new Rand.
+func (r *Rand) Gauss(mu, sigma float64) float64 {
+	z := r.gaussNext
+	had := r.hasGauss
+	r.hasGauss = false
+	if !had {
+		x2pi := r.Random() * (2 * math.Pi)
+		g2rad := math.Sqrt(-2.0 * Log(1.0-r.Random()))
+		z = Cos(x2pi) * g2rad
+		r.gaussNext = Sin(x2pi) * g2rad
+		r.hasGauss = true
+	}
+	return mu + float64(z*sigma)
+}
+
+// FillGauss sets dst[i] = random.gauss(mu, sigma) for each i in order, as
+// that many Gauss calls would (the cached second value is used first and a
+// pair's unused second value is cached), computing the transcendental
+// functions in one batch. It allocates only when its scratch space grows.
+func (r *Rand) FillGauss(dst []float64, mu, sigma float64) {
+	i := 0
+	if r.hasGauss && len(dst) > 0 {
+		r.hasGauss = false
+		dst[0] = mu + float64(r.gaussNext*sigma)
+		i = 1
+	}
+	pairs := (len(dst) - i + 1) / 2
+	if pairs == 0 {
+		return
+	}
+	if cap(r.scratch) < 4*pairs {
+		r.scratch = make([]float64, 4*pairs)
+	}
+	xs, us, zs := r.scratch[:pairs], r.scratch[pairs:2*pairs], r.scratch[2*pairs:4*pairs]
+	for p := range pairs {
+		xs[p] = r.Random() * (2 * math.Pi)
+		us[p] = 1.0 - r.Random()
+	}
+	gaussPairs(xs, us, zs)
+	for p := range pairs {
+		dst[i] = mu + float64(zs[2*p]*sigma)
+		i++
+		if i < len(dst) {
+			dst[i] = mu + float64(zs[2*p+1]*sigma)
+			i++
+		} else {
+			r.gaussNext, r.hasGauss = zs[2*p+1], true
+		}
+	}
+}
+
+// Choice returns random.choice(s).
+func Choice[T any](r *Rand, s []T) T {
+	if len(s) == 0 {
+		panic("pyrandom: Choice from an empty sequence")
+	}
+	return s[r.RandBelow(len(s))]
+}
+
+// Shuffle shuffles s in place exactly as random.shuffle(s).
+func Shuffle[T any](r *Rand, s []T) {
+	for i := len(s) - 1; i >= 1; i-- {
+		j := r.RandBelow(i + 1)
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+// Sample returns random.sample(pop, k): k distinct elements in selection
+// order. Like CPython it uses a pool (partial shuffle of a copy) when the
+// population is no larger than the set it would otherwise need, and
+// rejection sampling with a set of chosen indices otherwise.
+func Sample[T any](r *Rand, pop []T, k int) []T {
+	nPop := len(pop)
+	if k < 0 || k > nPop {
+		panic(fmt.Sprintf("pyrandom: Sample larger than population or is negative (k=%d, n=%d)", k, nPop))
+	}
+	result := make([]T, k)
+	setsize := 21
+	if k > 5 {
+		setsize += int(math.Pow(4, math.Ceil(Log(float64(k*3))/Log(4))))
+	}
+	if nPop <= setsize {
+		pool := append([]T(nil), pop...)
+		for i := 0; i < k; i++ {
+			j := r.RandBelow(nPop - i)
+			result[i] = pool[j]
+			pool[j] = pool[nPop-i-1]
+		}
+		return result
+	}
+	selected := make(map[int]struct{}, k)
+	for i := 0; i < k; i++ {
+		j := r.RandBelow(nPop)
+		for {
+			if _, dup := selected[j]; !dup {
+				break
+			}
+			j = r.RandBelow(nPop)
+		}
+		selected[j] = struct{}{}
+		result[i] = pop[j]
+	}
+	return result
+}
