@@ -7,11 +7,14 @@ import (
 	"sort"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 )
 
 // constructors builds each format from the run's options (string knobs; an
 // absent knob takes the reference default). One line per format.
-var constructors = map[string]func(opts map[string]string) (format.Format, error){}
+var constructors = map[string]func(opts map[string]string) (format.Format, error){
+	contactsv1.Name: contactsv1.New,
+}
 
 // New returns the named format configured by opts.
 func New(name string, opts map[string]string) (format.Format, error) {

@@ -1,0 +1,190 @@
+package contactsv1
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+)
+
+// goldenInput is one analysis record as the golden file stores it.
+type goldenInput struct {
+	EntryID        string    `json:"entry_id"`
+	SeqLen         *int64    `json:"seq_len"`
+	GlobalPLDDT    *float64  `json:"global_plddt"`
+	NumContacts    *int64    `json:"num_contacts"`
+	ResidueResname []string  `json:"residue_resname"`
+	ResidueResnum  []int64   `json:"residue_resnum"`
+	ResidueChain   []string  `json:"residue_chain"`
+	ContactSeqI    []int64   `json:"contact_seq_i"`
+	ContactSeqJ    []int64   `json:"contact_seq_j"`
+	ContactDegree  []float64 `json:"contact_degree"`
+}
+
+// record converts the golden input to the pipeline's record map: the types
+// format.Input.Record carries, nulls as nil.
+func (g goldenInput) record() map[string]any {
+	rec := map[string]any{
+		"entry_id":        g.EntryID,
+		"seq_len":         nil,
+		"global_plddt":    nil,
+		"num_contacts":    nil,
+		"residue_resname": g.ResidueResname,
+		"residue_resnum":  g.ResidueResnum,
+		"residue_chain":   g.ResidueChain,
+		"contact_seq_i":   g.ContactSeqI,
+		"contact_seq_j":   g.ContactSeqJ,
+		"contact_degree":  g.ContactDegree,
+	}
+	if g.SeqLen != nil {
+		rec["seq_len"] = *g.SeqLen
+	}
+	if g.GlobalPLDDT != nil {
+		rec["global_plddt"] = *g.GlobalPLDDT
+	}
+	if g.NumContacts != nil {
+		rec["num_contacts"] = *g.NumContacts
+	}
+	return rec
+}
+
+type goldenCase struct {
+	Variant string         `json:"variant"`
+	Input   goldenInput    `json:"input"`
+	Outcome string         `json:"outcome"`
+	Output  map[string]any `json:"output"`
+}
+
+func loadGolden(tb testing.TB) []goldenCase {
+	tb.Helper()
+	path := filepath.Join(testcorpus.Dir(tb), "golden", "contacts-v1.jsonl")
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var cases []goldenCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var c goldenCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			tb.Fatalf("%s line %d: %v", path, len(cases)+1, err)
+		}
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	if len(cases) == 0 {
+		tb.Fatalf("%s: no cases", path)
+	}
+	return cases
+}
+
+// configFor maps a golden variant to the options the reference ran with.
+func optionsFor(tb testing.TB, variant string) map[string]string {
+	switch variant {
+	case "default", "two-chain", "real-pyconfind-1QYS":
+		return nil
+	case "think":
+		return map[string]string{"think": "true"}
+	}
+	tb.Fatalf("unknown golden variant %q", variant)
+	return nil
+}
+
+// jsonRow renders our output row the way the golden file stores the
+// reference's (document plus the metadata columns, nulls as null), so the
+// two compare as decoded JSON values.
+func jsonRow(tb testing.TB, cols []format.Column, res format.Result) map[string]any {
+	tb.Helper()
+	row := map[string]any{"document": res.Document}
+	if len(res.Values) != len(cols) {
+		tb.Fatalf("got %d values for %d columns", len(res.Values), len(cols))
+	}
+	for i, c := range cols {
+		row[c.Name] = res.Values[i]
+	}
+	b, err := json.Marshal(row)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func TestGolden(t *testing.T) {
+	cases := loadGolden(t)
+	seen := map[string]int{}
+	for n, c := range cases {
+		seen[c.Variant+"/"+c.Outcome]++
+		f, err := New(optionsFor(t, c.Variant))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := f.Generate(format.Input{EntryID: c.Input.EntryID, Record: c.Input.record()})
+		if err != nil {
+			t.Errorf("case %d %s %s: Generate: %v", n+1, c.Variant, c.Input.EntryID, err)
+			continue
+		}
+		switch c.Outcome {
+		case "filtered":
+			if res.Filtered == "" {
+				t.Errorf("case %d %s %s: got a document, want filtered", n+1, c.Variant, c.Input.EntryID)
+			}
+			continue
+		case "document":
+		default:
+			t.Fatalf("case %d: unknown outcome %q", n+1, c.Outcome)
+		}
+		if res.Filtered != "" {
+			t.Errorf("case %d %s %s: filtered %q, want a document", n+1, c.Variant, c.Input.EntryID, res.Filtered)
+			continue
+		}
+		got := jsonRow(t, f.Columns(), res)
+		if got["document"] != c.Output["document"] {
+			t.Errorf("case %d %s %s: document differs:\n got %.300s\nwant %.300s", n+1, c.Variant, c.Input.EntryID,
+				got["document"], c.Output["document"])
+		}
+		keys := map[string]bool{}
+		for k := range got {
+			keys[k] = true
+		}
+		for k := range c.Output {
+			keys[k] = true
+		}
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if k == "document" {
+				continue
+			}
+			g, gok := got[k]
+			w, wok := c.Output[k]
+			if gok != wok || !reflect.DeepEqual(g, w) {
+				t.Errorf("case %d %s %s: column %s = %v (present %v), want %v (present %v)",
+					n+1, c.Variant, c.Input.EntryID, k, g, gok, w, wok)
+			}
+		}
+	}
+	// Every variant the issue names must have been exercised.
+	for _, v := range []string{"default/document", "default/filtered", "think/document", "two-chain/document", "real-pyconfind-1QYS/document"} {
+		if seen[v] == 0 {
+			t.Errorf("golden file has no %s case", v)
+		}
+	}
+	t.Logf("%d golden cases: %v", len(cases), seen)
+}
