@@ -5,6 +5,7 @@ package queue
 
 import (
 	"context"
+	"fmt"
 )
 
 // ShardMessage is the body of one shard message (JSON). It carries everything
@@ -20,8 +21,39 @@ type ShardMessage struct {
 	Output    string `json:"output"` // URI of the shard's output parquet
 	// Columns is the projected manifest column list, fixed by the planner.
 	Columns []string `json:"columns"`
-	// Options are the run's options (format knobs, URI/text column, lenient mode).
+	// Options are the format's options (knobs passed to formats.New).
 	Options map[string]string `json:"options,omitempty"`
+	// URIColumn names the projected column of per-row object URIs, and
+	// TextColumn the inline mmCIF text column: exactly one is set for
+	// structure formats, neither for record formats.
+	URIColumn  string `json:"uri_column,omitempty"`
+	TextColumn string `json:"text_column,omitempty"`
+	// LenientMissing skips (and counts) rows whose object does not exist
+	// instead of failing the shard. Opt-in per run.
+	LenientMissing bool `json:"lenient_missing,omitempty"`
+}
+
+// Validate checks that the message is complete and self-consistent. It says
+// nothing about whether the URIs are allowed (adapters check that).
+func (m ShardMessage) Validate() error {
+	switch {
+	case m.RunID == "":
+		return fmt.Errorf("shard message: empty run_id")
+	case m.Total <= 0 || m.Shard < 0 || m.Shard >= m.Total:
+		return fmt.Errorf("shard message: shard %d of %d out of range", m.Shard, m.Total)
+	case m.Manifest == "" || m.Output == "" || m.Format == "":
+		return fmt.Errorf("shard message: manifest, output and format are required")
+	case len(m.Columns) == 0:
+		return fmt.Errorf("shard message: no projected columns")
+	case m.URIColumn != "" && m.TextColumn != "":
+		return fmt.Errorf("shard message: both uri_column and text_column set")
+	}
+	for _, rg := range m.RowGroups {
+		if rg < 0 {
+			return fmt.Errorf("shard message: negative row group %d", rg)
+		}
+	}
+	return nil
 }
 
 // Publisher publishes shard messages.

@@ -1,0 +1,363 @@
+// Package corpus defines the output parquet of a shard and reads it back.
+//
+// Schema (in this order):
+//
+//	entry_id   string  the manifest's entry_id (or the format's own, if it declares one)
+//	structure  string  where the structure came from: the row's URI, or
+//	                   "<manifest>#row=<n>" for inline text, "" for record formats
+//	document   string  the document text
+//	sha1       string  hex SHA-1 of document (UTF-8)
+//	...        the format's own columns in its declared order (for
+//	           contacts-and-distances-v2: seq_len, global_plddt, contacts_emitted, ...)
+//	...        the manifest's passthrough columns present in the manifest
+//	           (split, seq_cluster_id, struct_cluster_id, uniprot_accession,
+//	           tax_id, organism_name, global_plddt, seq_len, round), except
+//	           those the format already writes
+//
+// Files are zstd-compressed, written in row groups of a fixed row count, with
+// deterministic bytes for the same rows and accounting. The shard's accounting
+// (rows_in, docs_out, filtered per reason, skipped, format, options) is the
+// JSON value of the key-value metadata key "foldcorpus.accounting".
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+)
+
+// Core column names.
+const (
+	EntryID   = "entry_id"
+	Structure = "structure"
+	Document  = "document"
+	SHA1      = "sha1"
+)
+
+// MetadataKey is the key-value metadata key holding the Accounting JSON.
+const MetadataKey = "foldcorpus.accounting"
+
+// RowGroupRows is the number of rows per output row group.
+const RowGroupRows = 256
+
+// Accounting is a shard's record of what happened to its rows:
+// RowsIn = DocsOut + sum(Filtered) + Skipped.
+type Accounting struct {
+	RunID     string            `json:"run_id"`
+	Shard     int               `json:"shard"`
+	Total     int               `json:"total"`
+	Manifest  string            `json:"manifest"`
+	RowGroups []int             `json:"row_groups,omitempty"`
+	Format    string            `json:"format"`
+	Options   map[string]string `json:"options,omitempty"`
+	Lenient   bool              `json:"lenient_missing"`
+	RowsIn    int64             `json:"rows_in"`
+	DocsOut   int64             `json:"docs_out"`
+	Filtered  map[string]int64  `json:"filtered,omitempty"`
+	Skipped   int64             `json:"skipped"`
+	// SkippedIDs are the entry ids of rows skipped as missing (lenient mode).
+	SkippedIDs []string `json:"skipped_ids,omitempty"`
+}
+
+// Balanced reports whether RowsIn = DocsOut + sum(Filtered) + Skipped.
+func (a Accounting) Balanced() bool {
+	sum := a.DocsOut + a.Skipped
+	for _, n := range a.Filtered {
+		sum += n
+	}
+	return sum == a.RowsIn
+}
+
+// Schema is the ordered output column list of a run; every shard of a run
+// has the same one.
+type Schema struct {
+	Columns []format.Column
+}
+
+// NewSchema builds the output schema from the format's columns and the
+// manifest's passthrough columns (see the package doc for the order).
+func NewSchema(formatCols, passthrough []format.Column) Schema {
+	s := Schema{Columns: []format.Column{
+		{Name: EntryID, Type: format.String},
+		{Name: Structure, Type: format.String},
+		{Name: Document, Type: format.String},
+		{Name: SHA1, Type: format.String},
+	}}
+	for _, group := range [][]format.Column{formatCols, passthrough} {
+		for _, c := range group {
+			if s.Index(c.Name) < 0 {
+				s.Columns = append(s.Columns, c)
+			}
+		}
+	}
+	return s
+}
+
+// Index returns the position of the named column, or -1.
+func (s Schema) Index(name string) int {
+	return slices.IndexFunc(s.Columns, func(c format.Column) bool { return c.Name == name })
+}
+
+// Names returns the column names in order.
+func (s Schema) Names() []string {
+	out := make([]string, len(s.Columns))
+	for i, c := range s.Columns {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func arrowType(t format.ColumnType) arrow.DataType {
+	switch t {
+	case format.Int64:
+		return arrow.PrimitiveTypes.Int64
+	case format.Float64:
+		return arrow.PrimitiveTypes.Float64
+	case format.Bool:
+		return arrow.FixedWidthTypes.Boolean
+	case format.Int64List:
+		return arrow.ListOf(arrow.PrimitiveTypes.Int64)
+	case format.Float64List:
+		return arrow.ListOf(arrow.PrimitiveTypes.Float64)
+	case format.StringList:
+		return arrow.ListOf(arrow.BinaryTypes.String)
+	}
+	return arrow.BinaryTypes.String
+}
+
+// Arrow returns the arrow schema of s. Columns are nullable unless they are
+// core columns or the format declared them non-nullable.
+func (s Schema) Arrow() *arrow.Schema {
+	fields := make([]arrow.Field, len(s.Columns))
+	for i, c := range s.Columns {
+		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(c.Type), Nullable: c.Nullable || i >= 4}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Meta is what an output file's footer says.
+type Meta struct {
+	URI        string
+	NumRows    int64
+	Columns    []string
+	Accounting Accounting
+	BytesRead  int64
+}
+
+// ReadMeta reads an output file's footer (range reads only): its row count,
+// column names and accounting. Idempotent; a file without accounting
+// metadata is a permanent error.
+func ReadMeta(ctx context.Context, store blob.Store, uri string) (_ Meta, err error) {
+	defer derrors.Wrap(&err, "corpus.ReadMeta(%s)", uri)
+	obj, err := store.Open(ctx, uri)
+	if err != nil {
+		return Meta{}, err
+	}
+	defer obj.Close()
+	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()))
+	if err != nil {
+		return Meta{}, derrors.Permanent(fmt.Errorf("not a readable parquet file: %w", err))
+	}
+	md := pf.MetaData()
+	m := Meta{URI: uri, NumRows: md.NumRows}
+	for i := 0; i < md.Schema.Root().NumFields(); i++ {
+		m.Columns = append(m.Columns, md.Schema.Root().Field(i).Name())
+	}
+	v := md.KeyValueMetadata().FindValue(MetadataKey)
+	if v == nil {
+		return Meta{}, derrors.Permanent(fmt.Errorf("no %s metadata: not a foldcorpus output", MetadataKey))
+	}
+	if err := json.Unmarshal([]byte(*v), &m.Accounting); err != nil {
+		return Meta{}, derrors.Permanent(fmt.Errorf("bad %s metadata: %w", MetadataKey, err))
+	}
+	m.BytesRead = obj.BytesRead()
+	return m, nil
+}
+
+// Read reads the named columns of an output file (all when columns is nil),
+// one row group at a time, calling fn with each batch (see manifest.Rows for
+// the value types). Idempotent.
+func Read(ctx context.Context, store blob.Store, uri string, columns []string, fn func(*manifest.Rows) error) error {
+	if columns == nil {
+		m, err := ReadMeta(ctx, store, uri)
+		if err != nil {
+			return err
+		}
+		columns = m.Columns
+	}
+	return manifest.ReadShard(ctx, store, uri, nil, columns, fn)
+}
+
+// Writer accumulates a shard's rows and encodes the parquet file in memory.
+// Not safe for concurrent use.
+type Writer struct {
+	schema Schema
+	as     *arrow.Schema
+	buf    bytes.Buffer
+	fw     *pqarrow.FileWriter
+	rb     *array.RecordBuilder
+	n      int
+	rows   int64
+}
+
+// NewWriter starts an output file with the given schema.
+func NewWriter(s Schema) (*Writer, error) {
+	w := &Writer{schema: s, as: s.Arrow()}
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCreatedBy("foldcorpus"),
+		parquet.WithMaxRowGroupLength(RowGroupRows),
+	)
+	fw, err := pqarrow.NewFileWriter(w.as, &w.buf, props, pqarrow.NewArrowWriterProperties())
+	if err != nil {
+		return nil, fmt.Errorf("corpus.NewWriter: %w", err)
+	}
+	w.fw = fw
+	w.rb = array.NewRecordBuilder(memory.DefaultAllocator, w.as)
+	return w, nil
+}
+
+// Append adds one row; values align with the schema's columns (nil for
+// null). A value of the wrong type is an error naming the column.
+func (w *Writer) Append(values []any) error {
+	if len(values) != len(w.schema.Columns) {
+		return fmt.Errorf("corpus.Append: %d values for %d columns", len(values), len(w.schema.Columns))
+	}
+	for i, v := range values {
+		if err := appendValue(w.rb.Field(i), v); err != nil {
+			return fmt.Errorf("corpus.Append: column %q: %w", w.schema.Columns[i].Name, err)
+		}
+	}
+	w.n++
+	w.rows++
+	if w.n == RowGroupRows {
+		return w.flush()
+	}
+	return nil
+}
+
+// Rows returns the number of rows appended so far.
+func (w *Writer) Rows() int64 { return w.rows }
+
+func (w *Writer) flush() error {
+	if w.n == 0 {
+		return nil
+	}
+	rec := w.rb.NewRecordBatch()
+	defer rec.Release()
+	w.n = 0
+	if err := w.fw.Write(rec); err != nil {
+		return fmt.Errorf("corpus: writing row group: %w", err)
+	}
+	return nil
+}
+
+// Finish writes the remaining rows and the footer with the accounting, and
+// returns the file's bytes. The Writer cannot be used afterwards.
+func (w *Writer) Finish(acc Accounting) ([]byte, error) {
+	defer w.rb.Release()
+	if err := w.flush(); err != nil {
+		return nil, err
+	}
+	js, err := json.Marshal(acc)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.fw.AppendKeyValueMetadata(MetadataKey, string(js)); err != nil {
+		return nil, err
+	}
+	if err := w.fw.Close(); err != nil {
+		return nil, fmt.Errorf("corpus.Finish: %w", err)
+	}
+	return w.buf.Bytes(), nil
+}
+
+func appendValue(b array.Builder, v any) error {
+	if v == nil {
+		b.AppendNull()
+		return nil
+	}
+	switch b := b.(type) {
+	case *array.StringBuilder:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("want string, got %T", v)
+		}
+		b.Append(s)
+	case *array.Int64Builder:
+		switch x := v.(type) {
+		case int64:
+			b.Append(x)
+		case int:
+			b.Append(int64(x))
+		case int32:
+			b.Append(int64(x))
+		default:
+			return fmt.Errorf("want int64, got %T", v)
+		}
+	case *array.Float64Builder:
+		switch x := v.(type) {
+		case float64:
+			b.Append(x)
+		case float32:
+			b.Append(float64(x))
+		default:
+			return fmt.Errorf("want float64, got %T", v)
+		}
+	case *array.BooleanBuilder:
+		x, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("want bool, got %T", v)
+		}
+		b.Append(x)
+	case *array.ListBuilder:
+		b.Append(true)
+		switch x := v.(type) {
+		case []int64:
+			for _, e := range x {
+				if err := appendValue(b.ValueBuilder(), e); err != nil {
+					return err
+				}
+			}
+		case []int:
+			for _, e := range x {
+				if err := appendValue(b.ValueBuilder(), e); err != nil {
+					return err
+				}
+			}
+		case []float64:
+			for _, e := range x {
+				if err := appendValue(b.ValueBuilder(), e); err != nil {
+					return err
+				}
+			}
+		case []string:
+			for _, e := range x {
+				if err := appendValue(b.ValueBuilder(), e); err != nil {
+					return err
+				}
+			}
+		default:
+			return fmt.Errorf("want a list, got %T", v)
+		}
+	default:
+		return fmt.Errorf("unsupported builder %T", b)
+	}
+	return nil
+}

@@ -1,0 +1,208 @@
+package manifest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+)
+
+// Rows is a batch of projected manifest rows: Values[i][j] is row i's value
+// of Columns[j], as string, int64, float64, bool, []int64, []float64,
+// []string or nil (null).
+type Rows struct {
+	Columns []string
+	Values  [][]any
+	// First is the row number (within the file) of Values[0].
+	First int64
+}
+
+// Index returns the position of a column in Columns, or -1.
+func (r *Rows) Index(name string) int { return slices.Index(r.Columns, name) }
+
+// ReadShard reads the named columns of the given row groups of the manifest
+// at uri (all row groups when rowGroups is empty), one row group at a time,
+// calling fn with each batch in file order. Only the projected column chunks
+// are read. Idempotent; a missing column or unreadable file is a permanent
+// error naming the file; an error from fn stops the read and is returned.
+func ReadShard(ctx context.Context, store blob.Store, uri string, rowGroups []int, columns []string, fn func(*Rows) error) (err error) {
+	defer derrors.Wrap(&err, "manifest.ReadShard(%s)", uri)
+	obj, err := store.Open(ctx, uri)
+	if err != nil {
+		return err
+	}
+	defer obj.Close()
+	fr, err := openReader(obj)
+	if err != nil {
+		return err
+	}
+	pf := fr.ParquetReader()
+	as, err := fr.Schema()
+	if err != nil {
+		return derrors.Permanent(err)
+	}
+	// Leaf column indices of the wanted top-level fields, in the requested order.
+	var leaves []int
+	descr := pf.MetaData().Schema
+	for _, name := range columns {
+		fi := as.FieldIndices(name)
+		if len(fi) != 1 {
+			return derrors.Permanent(fmt.Errorf("%w %q", ErrMissingColumn, name))
+		}
+		found := false
+		for leaf := 0; leaf < descr.NumColumns(); leaf++ {
+			if descr.Root().FieldIndexByField(descr.ColumnRoot(leaf)) == fi[0] {
+				leaves = append(leaves, leaf)
+				found = true
+			}
+		}
+		if !found {
+			return derrors.Permanent(fmt.Errorf("column %q has no data", name))
+		}
+	}
+	if len(rowGroups) == 0 {
+		for i := 0; i < pf.NumRowGroups(); i++ {
+			rowGroups = append(rowGroups, i)
+		}
+	}
+	var first int64
+	starts := make([]int64, pf.NumRowGroups())
+	for i := range starts {
+		starts[i] = first
+		first += pf.MetaData().RowGroup(i).NumRows()
+	}
+	for _, rg := range rowGroups {
+		if rg < 0 || rg >= pf.NumRowGroups() {
+			return derrors.Permanent(fmt.Errorf("row group %d out of range (file has %d)", rg, pf.NumRowGroups()))
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		tbl, err := fr.ReadRowGroups(ctx, leaves, []int{rg})
+		if err != nil {
+			return derrors.Permanent(fmt.Errorf("row group %d: %w", rg, err))
+		}
+		rows, err := tableRows(tbl, columns)
+		tbl.Release()
+		if err != nil {
+			return derrors.Permanent(fmt.Errorf("row group %d: %w", rg, err))
+		}
+		rows.First = starts[rg]
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func tableRows(tbl arrow.Table, columns []string) (*Rows, error) {
+	n := int(tbl.NumRows())
+	rows := &Rows{Columns: columns, Values: make([][]any, n)}
+	for i := range rows.Values {
+		rows.Values[i] = make([]any, len(columns))
+	}
+	sc := tbl.Schema()
+	for j, name := range columns {
+		idx := sc.FieldIndices(name)
+		if len(idx) != 1 {
+			return nil, fmt.Errorf("column %q not in the projected table", name)
+		}
+		row := 0
+		for _, chunk := range tbl.Column(idx[0]).Data().Chunks() {
+			for k := 0; k < chunk.Len(); k++ {
+				v, err := value(chunk, k)
+				if err != nil {
+					return nil, fmt.Errorf("column %q row %d: %w", name, row, err)
+				}
+				rows.Values[row][j] = v
+				row++
+			}
+		}
+	}
+	return rows, nil
+}
+
+// value converts element k of arr to a plain Go value.
+func value(arr arrow.Array, k int) (any, error) {
+	if arr.IsNull(k) {
+		return nil, nil
+	}
+	switch a := arr.(type) {
+	case *array.String:
+		return a.Value(k), nil
+	case *array.LargeString:
+		return a.Value(k), nil
+	case *array.Binary:
+		return string(a.Value(k)), nil
+	case *array.LargeBinary:
+		return string(a.Value(k)), nil
+	case *array.Int8:
+		return int64(a.Value(k)), nil
+	case *array.Int16:
+		return int64(a.Value(k)), nil
+	case *array.Int32:
+		return int64(a.Value(k)), nil
+	case *array.Int64:
+		return a.Value(k), nil
+	case *array.Uint8:
+		return int64(a.Value(k)), nil
+	case *array.Uint16:
+		return int64(a.Value(k)), nil
+	case *array.Uint32:
+		return int64(a.Value(k)), nil
+	case *array.Float32:
+		return float64(a.Value(k)), nil
+	case *array.Float64:
+		return a.Value(k), nil
+	case *array.Boolean:
+		return a.Value(k), nil
+	case array.ListLike:
+		start, end := a.ValueOffsets(k)
+		vals := a.ListValues()
+		var ints []int64
+		var floats []float64
+		var strs []string
+		for i := int(start); i < int(end); i++ {
+			v, err := value(vals, i)
+			if err != nil {
+				return nil, err
+			}
+			switch x := v.(type) {
+			case int64:
+				ints = append(ints, x)
+			case float64:
+				floats = append(floats, x)
+			case string:
+				strs = append(strs, x)
+			case nil:
+				return nil, fmt.Errorf("null list element")
+			}
+		}
+		switch {
+		case ints != nil:
+			return ints, nil
+		case floats != nil:
+			return floats, nil
+		case strs != nil:
+			return strs, nil
+		}
+		return emptyList(vals.DataType()), nil
+	}
+	return nil, fmt.Errorf("unsupported type %s", arr.DataType())
+}
+
+func emptyList(t arrow.DataType) any {
+	switch ct, _ := columnType(t); ct {
+	case format.Int64:
+		return []int64{}
+	case format.Float64:
+		return []float64{}
+	}
+	return []string{}
+}

@@ -1,0 +1,258 @@
+// Package planner is the first stage of a run: it reads each manifest's
+// schema from its footer (range reads), checks the required columns, fixes
+// one projected column list and one output schema for every shard, splits
+// the manifests into shards (one per file, or per group of row groups),
+// records the run in the ledger and publishes one message per shard that is
+// not done.
+//
+// Plan is safe to call again for the same spec (a redelivered trigger or a
+// rerun): the run id is derived from the spec, the ledger keeps existing
+// shard records, and only shards not done are published again.
+package planner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/corpus"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/queue"
+)
+
+// Deps are the planner's dependencies.
+type Deps struct {
+	Store     blob.Store
+	Ledger    ledger.Ledger
+	Publisher queue.Publisher
+	// NewFormat resolves the format (formats.New when nil).
+	NewFormat func(name string, opts map[string]string) (format.Format, error)
+}
+
+// Spec describes a run.
+type Spec struct {
+	// RunID identifies the run; when empty it is derived from the rest of
+	// the spec and the manifest files' names and sizes.
+	RunID string
+	// Manifest is a glob of manifest parquet files.
+	Manifest string
+	// Format is the document format's name; Options are its knobs.
+	Format  string
+	Options map[string]string
+	// URIColumn (default gcs_uri) or TextColumn (inline mmCIF) select where
+	// structures come from; TextColumn wins when both are set.
+	URIColumn  string
+	TextColumn string
+	// LenientMissing skips missing objects (counted) instead of failing.
+	LenientMissing bool
+	// Output is the output folder (path or URI); Prefix starts each output
+	// file name (default "part").
+	Output string
+	Prefix string
+	// RowGroupsPerShard splits files with many row groups into shards of
+	// this many row groups; 0 means one shard per file.
+	RowGroupsPerShard int
+}
+
+// Result is the outcome of planning.
+type Result struct {
+	Run ledger.Run
+	// Messages holds every shard's message, by shard index.
+	Messages []queue.ShardMessage
+	// Published lists the shard indices published this time (not done).
+	Published []int
+	// Schemas are the manifests' footers, with the bytes read for each.
+	Schemas    []manifest.Schema
+	Projection manifest.Projection
+	Output     corpus.Schema
+}
+
+// FooterBytes returns the bytes read from all manifests and their total size.
+func (p *Result) FooterBytes() (read, size int64) {
+	for _, s := range p.Schemas {
+		read += s.BytesRead
+		size += s.Size
+	}
+	return read, size
+}
+
+// OutputName returns the output file name of a shard.
+func OutputName(prefix string, shard, total int) string {
+	return fmt.Sprintf("%s-%05d-of-%05d.parquet", prefix, shard, total)
+}
+
+// JoinURI joins a folder path or URI and a name.
+func JoinURI(dir, name string) string {
+	return strings.TrimSuffix(dir, "/") + "/" + name
+}
+
+// Plan plans the run and publishes its pending shards. Every manifest is
+// checked before anything is recorded or published: a missing required
+// column, an unreadable file or an empty glob is a permanent error and no
+// work starts. Publishing errors are returned as they are (the adapter
+// classifies them); a retry of Plan is safe.
+func Plan(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
+	defer derrors.Wrap(&err, "planner.Plan(%s)", spec.Manifest)
+	newFormat := deps.NewFormat
+	if newFormat == nil {
+		newFormat = formats.New
+	}
+	if spec.Prefix == "" {
+		spec.Prefix = "part"
+	}
+	if spec.Output == "" {
+		return nil, derrors.Permanent(fmt.Errorf("no output folder"))
+	}
+	f, err := newFormat(spec.Format, spec.Options)
+	if err != nil {
+		return nil, derrors.Permanent(err)
+	}
+	files, err := deps.Store.List(ctx, spec.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, derrors.Permanent(fmt.Errorf("no manifest files match %q", spec.Manifest))
+	}
+	var record []format.Column
+	uriCol, textCol := spec.URIColumn, spec.TextColumn
+	if f.Kind() == format.FromRecord {
+		record = f.RecordColumns()
+		if record == nil {
+			record = []format.Column{}
+		}
+		uriCol, textCol = "", ""
+	}
+	var exclude []string
+	for _, c := range f.Columns() {
+		exclude = append(exclude, c.Name)
+	}
+	p := &Result{}
+	for i, uri := range files {
+		s, err := manifest.ReadSchema(ctx, deps.Store, uri)
+		if err != nil {
+			return nil, err
+		}
+		proj, err := manifest.Resolve(s, uriCol, textCol, record, exclude)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			p.Projection = proj
+		} else {
+			// One projection for all shards: passthrough columns present in
+			// every file, with one type each.
+			p.Projection.Passthrough = slices.DeleteFunc(p.Projection.Passthrough, func(c format.Column) bool {
+				return !slices.ContainsFunc(proj.Passthrough, func(d format.Column) bool { return d.Name == c.Name })
+			})
+			for _, c := range p.Projection.Passthrough {
+				d, _ := s.Column(c.Name)
+				if d.Type != c.Type {
+					return nil, derrors.Permanent(fmt.Errorf("manifest %s: column %q has type %v, but %s has %v", uri, c.Name, d.Type, files[0], c.Type))
+				}
+			}
+		}
+		p.Schemas = append(p.Schemas, s)
+	}
+	p.Output = corpus.NewSchema(f.Columns(), p.Projection.Passthrough)
+
+	type part struct {
+		file int
+		rgs  []int
+	}
+	var parts []part
+	for i, s := range p.Schemas {
+		n := len(s.RowGroups)
+		if spec.RowGroupsPerShard <= 0 || n <= spec.RowGroupsPerShard {
+			parts = append(parts, part{file: i})
+			continue
+		}
+		for lo := 0; lo < n; lo += spec.RowGroupsPerShard {
+			var rgs []int
+			for rg := lo; rg < min(n, lo+spec.RowGroupsPerShard); rg++ {
+				rgs = append(rgs, rg)
+			}
+			parts = append(parts, part{file: i, rgs: rgs})
+		}
+	}
+	total := len(parts)
+	runOpts := maps.Clone(spec.Options)
+	if runOpts == nil {
+		runOpts = map[string]string{}
+	}
+	runOpts["pipeline.uri_column"] = p.Projection.URIColumn
+	runOpts["pipeline.text_column"] = p.Projection.TextColumn
+	runOpts["pipeline.lenient_missing"] = strconv.FormatBool(spec.LenientMissing)
+	runOpts["pipeline.prefix"] = spec.Prefix
+	runOpts["pipeline.row_groups_per_shard"] = strconv.Itoa(spec.RowGroupsPerShard)
+	if spec.RunID == "" {
+		spec.RunID = deriveRunID(spec, p.Schemas, runOpts)
+	}
+	p.Run = ledger.Run{ID: spec.RunID, Manifest: spec.Manifest, Format: f.Name(), Output: spec.Output, Shards: total, Options: runOpts}
+	cols := p.Projection.Columns()
+	for i, pt := range parts {
+		p.Messages = append(p.Messages, queue.ShardMessage{
+			RunID: spec.RunID, Shard: i, Total: total,
+			Manifest: files[pt.file], RowGroups: pt.rgs,
+			Format: f.Name(), Options: spec.Options,
+			Output:    JoinURI(spec.Output, OutputName(spec.Prefix, i, total)),
+			Columns:   cols,
+			URIColumn: p.Projection.URIColumn, TextColumn: p.Projection.TextColumn,
+			LenientMissing: spec.LenientMissing,
+		})
+	}
+	if err := deps.Ledger.CreateRun(ctx, p.Run); err != nil {
+		return nil, err
+	}
+	shards, err := deps.Ledger.Shards(ctx, spec.RunID)
+	if err != nil {
+		return nil, err
+	}
+	done := map[int]bool{}
+	for _, s := range shards {
+		if s.Status == ledger.Done {
+			done[s.Index] = true
+		}
+	}
+	for i, m := range p.Messages {
+		if done[i] {
+			continue
+		}
+		if err := deps.Publisher.Publish(ctx, m); err != nil {
+			return p, err
+		}
+		p.Published = append(p.Published, i)
+	}
+	return p, nil
+}
+
+func deriveRunID(spec Spec, schemas []manifest.Schema, opts map[string]string) string {
+	type file struct {
+		URI  string
+		Size int64
+	}
+	var files []file
+	for _, s := range schemas {
+		files = append(files, file{s.URI, s.Size})
+	}
+	js, _ := json.Marshal(struct {
+		Manifest string
+		Files    []file
+		Format   string
+		Options  map[string]string
+		Output   string
+	}{spec.Manifest, files, spec.Format, opts, spec.Output})
+	h := sha256.Sum256(js)
+	return "run-" + hex.EncodeToString(h[:8])
+}
