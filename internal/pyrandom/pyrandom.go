@@ -33,6 +33,8 @@ type Rand struct {
 	gaussNext float64
 	hasGauss  bool
 	scratch   []float64 // FillGauss's batch buffers
+	pool      []int32   // SampleIndices's pool
+	chosen    []uint64  // SampleIndices's chosen set
 }
 
 // New returns the generator of random.Random(seed) for a non-negative int.
@@ -327,10 +329,7 @@ func Sample[T any](r *Rand, pop []T, k int) []T {
 		panic(fmt.Sprintf("pyrandom: Sample larger than population or is negative (k=%d, n=%d)", k, nPop))
 	}
 	result := make([]T, k)
-	setsize := 21
-	if k > 5 {
-		setsize += int(math.Pow(4, math.Ceil(Log(float64(k*3))/Log(4))))
-	}
+	setsize := sampleSetSize(k)
 	if nPop <= setsize {
 		pool := append([]T(nil), pop...)
 		for i := 0; i < k; i++ {

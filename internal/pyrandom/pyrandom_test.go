@@ -121,6 +121,15 @@ func apply(r *Rand, op []any) string {
 		return ints(s)
 	case "sample":
 		return ints(Sample(r, seq(arg(op, 1)), arg(op, 2)))
+	case "sampleidx":
+		var s []int
+		for _, v := range SampleIndices(r, nil, arg(op, 1), arg(op, 2)) {
+			s = append(s, int(v))
+		}
+		return ints(s)
+	case "sample2":
+		a, b := Sample2(r, arg(op, 1))
+		return ints([]int{a, b})
 	}
 	panic(fmt.Sprintf("unknown op %v", op))
 }
@@ -185,6 +194,9 @@ func TestAgainstCPython(t *testing.T) {
 		{"sample", 30, 6}, {"sample", 85, 6}, {"sample", 86, 6}, // k = 6: 21 + 4**3 = 85
 		{"sample", 100, 100}, {"sample", 1000, 2}, {"sample", 5000, 40}, {"sample", 2, 2}, {"sample", 7, 0},
 		{"sample", 3000, 700}, {"sample", 278, 22}, {"sample", 277, 22},
+		{"sampleidx", 10, 3}, {"sampleidx", 22, 5}, {"sampleidx", 85, 6}, {"sampleidx", 86, 6},
+		{"sampleidx", 5000, 40}, {"sampleidx", 3000, 700}, {"sampleidx", 100, 100}, {"sampleidx", 9, 0},
+		{"sample2", 2}, {"sample2", 3}, {"sample2", 21}, {"sample2", 22}, {"sample2", 500},
 	}
 	misc := [][]any{
 		{"randint", 0, 0}, {"randint", -5, 5}, {"randint", 0, 1 << 40}, {"randrange", 0, 10, 1},
@@ -237,6 +249,20 @@ func TestLibmAgainstCPython(t *testing.T) {
 	got := apply(New(7), c.Ops[0])
 	if !same(got, want[0][0], 0) {
 		t.Fatalf("20000 gauss values differ from CPython's")
+	}
+}
+
+func TestReseedEqualsNew(t *testing.T) {
+	r := New(99)
+	r.Gauss(0, 1) // leaves a cached value that Reseed must drop
+	for _, seed := range []uint64{0, 1, 1 << 32, 1<<64 - 1} {
+		r.Reseed(seed)
+		fresh := New(seed)
+		for i := range 700 {
+			if a, b := r.Gauss(0, 1), fresh.Gauss(0, 1); a != b {
+				t.Fatalf("Reseed(%d): draw %d = %v, New gives %v", seed, i, a, b)
+			}
+		}
 	}
 }
 

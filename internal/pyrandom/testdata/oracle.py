@@ -45,8 +45,10 @@ def run(case):
         elif name == "shuffle":
             v = list(range(args[0]))
             r.shuffle(v)
-        elif name == "sample":
+        elif name in ("sample", "sampleidx"):
             v = r.sample(list(range(args[0])), args[1])
+        elif name == "sample2":
+            v = r.sample(range(args[0]), 2)
         else:
             raise ValueError("unknown op %r" % name)
         out.append(fmt(v))
