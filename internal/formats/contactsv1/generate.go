@@ -163,8 +163,9 @@ func generate(a *Analysis, cfg Config) (*Document, string) {
 			passing = append(passing, c)
 		}
 	}
-	// Strongest first; the stable sort keeps record order among equal degrees.
-	slices.SortStableFunc(passing, func(x, y int32) int {
+	// Strongest first, record order among equal degrees: a stable sort by
+	// degree, done as an unstable sort on (degree desc, record index asc).
+	slices.SortFunc(passing, func(x, y int32) int {
 		dx, dy := a.Degree[x], a.Degree[y]
 		switch {
 		case dx > dy:
@@ -172,7 +173,7 @@ func generate(a *Analysis, cfg Config) (*Document, string) {
 		case dx < dy:
 			return 1
 		}
-		return 0
+		return int(x - y)
 	})
 	budget := max(0, (cfg.ContextLength-fixed-think.total())/tokensPerContact)
 	selected := passing[:min(len(passing), budget)]

@@ -1,0 +1,34 @@
+package contactsv1
+
+import (
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/format"
+)
+
+// BenchmarkGenerate generates every golden case's document once per
+// iteration through the format.Format seam (record decoding, validation,
+// generation, rendering, sha1). Report: ns/op / cases = time per document.
+func BenchmarkGenerate(b *testing.B) {
+	cases := loadGolden(b)
+	inputs := make([]format.Input, len(cases))
+	formats := make([]format.Format, len(cases))
+	for i, c := range cases {
+		inputs[i] = format.Input{EntryID: c.Input.EntryID, Record: c.Input.record()}
+		f, err := New(optionsFor(b, c.Variant))
+		if err != nil {
+			b.Fatal(err)
+		}
+		formats[i] = f
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for i, in := range inputs {
+			if _, err := formats[i].Generate(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(inputs))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
