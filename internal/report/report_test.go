@@ -1,0 +1,34 @@
+package report
+
+import (
+	"context"
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+)
+
+// allPlots are the plots of a contacts-and-distances-v2 run with a ledger.
+var allPlots = []string{"documents_per_shard.png", "shard_wall_clock.png", "seq_len.png", "num_tokens.png",
+	"context_fill.png", "statements.png", "think_tokens.png", "global_plddt.png", "accounting.png", "throughput.png"}
+
+func TestSyntheticReport(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store := localblob.Store{}
+	shards, err := WriteSynthetic(ctx, store, dir, SynthConfig{Shards: 24, RowsPerShard: 7, FailEvery: 10, Missing: true, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(ctx, store, dir, Options{Shards: shards})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rep.WriteDir(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	s := checkSummary(t, dir, shards, 8192)
+	checkPNGs(t, dir, s, allPlots)
+	if s.Accounting.ShardsFailed != 2 || s.Accounting.ShardsMissing != 1 {
+		t.Errorf("failed/missing = %d/%d, want 2/1", s.Accounting.ShardsFailed, s.Accounting.ShardsMissing)
+	}
+}

@@ -1,0 +1,244 @@
+package report
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+)
+
+// Summary is report/summary.json: every figure of the page as numbers, with
+// stable keys and no timestamps of its own, so two runs can be diffed.
+type Summary struct {
+	Source        string `json:"source"`
+	Format        string `json:"format,omitempty"`
+	ContextLength int    `json:"context_length"`
+	Files         int    `json:"files"`
+	ShardsTotal   int    `json:"shards_total"`
+	Documents     int64  `json:"documents"` // rows in the output files
+
+	Accounting     Accounting  `json:"accounting"`
+	DocsPerShard   Dist        `json:"documents_per_shard"`
+	ShardWallClock *Dist       `json:"shard_wall_clock_s,omitempty"`
+	SeqLen         *DistHist   `json:"seq_len,omitempty"`
+	NumTokens      *DistHist   `json:"num_tokens,omitempty"`
+	ContextFill    *DistHist   `json:"context_fill,omitempty"`
+	Statements     *Statements `json:"statements,omitempty"`
+	GlobalPLDDT    *DistHist   `json:"global_plddt,omitempty"`
+	Throughput     *Throughput `json:"throughput,omitempty"`
+	IO             IOStats     `json:"io"`
+	Plots          []Plot      `json:"plots"`
+}
+
+// DistHist is a distribution with its histogram.
+type DistHist struct {
+	Dist
+	Histogram Histogram `json:"histogram"`
+}
+
+// Statements is the statement mix of contacts-and-distances-v2 documents,
+// counted from the document tokens: per class, the distribution over
+// documents and the total.
+type Statements struct {
+	PerDocument map[string]Dist  `json:"per_document"`
+	Totals      map[string]int64 `json:"totals"`
+}
+
+// Accounting is rows in versus documents out, with every filter reason and
+// every failed, dead-lettered or missing shard.
+type Accounting struct {
+	Source        string           `json:"source"` // "ledger" or "parquet-metadata"
+	RowsIn        int64            `json:"rows_in"`
+	DocsOut       int64            `json:"docs_out"`
+	Filtered      map[string]int64 `json:"filtered"`
+	Skipped       int64            `json:"skipped"`
+	Balanced      bool             `json:"balanced"` // rows_in == docs_out + sum(filtered) + skipped
+	ShardsDone    int              `json:"shards_done"`
+	ShardsFailed  int              `json:"shards_failed"`
+	ShardsMissing int              `json:"shards_missing"`
+	Failures      []Failure        `json:"failures"`
+	Missing       []int            `json:"missing"`
+}
+
+// Failure is one shard that did not finish.
+type Failure struct {
+	Shard    int    `json:"shard"`
+	Status   string `json:"status"`
+	Attempts int    `json:"attempts,omitempty"`
+	EntryID  string `json:"entry_id,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Throughput is documents over wall-clock time, from the ledger's shard
+// start and finish times.
+type Throughput struct {
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	WallS      float64   `json:"wall_s"`
+	DocsPerS   float64   `json:"docs_per_s"`
+	RowsPerS   float64   `json:"rows_per_s"`
+	BucketS    float64   `json:"bucket_s"`
+	DocsPerSBy []float64 `json:"docs_per_s_by_bucket"` // docs of shards finishing in each bucket / BucketS
+}
+
+// IOStats shows what the report read: the footer and only its columns.
+type IOStats struct {
+	BytesTotal  int64    `json:"bytes_total"`
+	BytesRead   int64    `json:"bytes_read"`
+	ColumnsRead []string `json:"columns_read"`
+}
+
+// Plot is one PNG of the page.
+type Plot struct {
+	File  string `json:"file"`
+	Title string `json:"title"`
+}
+
+// countsFromMeta finds the shard accounting in a file's key-value metadata:
+// the JSON object under metaKey, else any value holding rows_in.
+func countsFromMeta(meta map[string]string) (ledger.Counts, bool) {
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		if k != metaKey {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if _, ok := meta[metaKey]; ok {
+		keys = append([]string{metaKey}, keys...)
+	}
+	for _, k := range keys {
+		v := meta[k]
+		if !strings.Contains(v, `"rows_in"`) {
+			continue
+		}
+		var probe struct {
+			ledger.Counts
+			Nested *ledger.Counts `json:"counts"`
+		}
+		if err := json.Unmarshal([]byte(v), &probe); err != nil {
+			continue
+		}
+		if probe.Nested != nil {
+			return *probe.Nested, true
+		}
+		return probe.Counts, true
+	}
+	return ledger.Counts{}, false
+}
+
+// metaKey is the key-value metadata key of the shard accounting JSON that
+// the pipeline writes into every output file (internal/corpus.MetadataKey).
+const metaKey = "foldcorpus.accounting"
+
+// formatFromMeta returns the format named in a file's accounting metadata.
+func formatFromMeta(meta map[string]string) string {
+	var acc struct {
+		Format string `json:"format"`
+	}
+	if v, ok := meta[metaKey]; ok && json.Unmarshal([]byte(v), &acc) == nil {
+		return acc.Format
+	}
+	return ""
+}
+
+// accounting sums the ledger records when there are any, and the files'
+// metadata otherwise; it lists every shard that did not finish.
+func accounting(files []*shardFile, shards []ledger.Shard, total int) Accounting {
+	a := Accounting{Filtered: map[string]int64{}, Failures: []Failure{}, Missing: []int{}}
+	add := func(c ledger.Counts) {
+		a.RowsIn += c.RowsIn
+		a.DocsOut += c.DocsOut
+		a.Skipped += c.Skipped
+		for r, n := range c.Filtered {
+			a.Filtered[r] += n
+		}
+	}
+	have := map[int]bool{}
+	if len(shards) > 0 {
+		a.Source = "ledger"
+		for _, s := range shards {
+			switch s.Status {
+			case ledger.Done:
+				a.ShardsDone++
+				have[s.Index] = true
+				add(s.Counts)
+			case ledger.Failed, ledger.DeadLettered:
+				a.ShardsFailed++
+				have[s.Index] = true
+				a.Failures = append(a.Failures, Failure{Shard: s.Index, Status: string(s.Status), Attempts: s.Attempts, EntryID: s.EntryID, Error: s.Error})
+			}
+		}
+	} else {
+		a.Source = "parquet-metadata"
+		for _, f := range files {
+			a.ShardsDone++
+			if f.Index >= 0 {
+				have[f.Index] = true
+			}
+			if c, ok := countsFromMeta(f.Meta); ok {
+				add(c)
+			} else {
+				a.RowsIn += f.Rows
+				a.DocsOut += f.Rows
+			}
+		}
+	}
+	for i := 0; i < total; i++ {
+		if !have[i] {
+			a.Missing = append(a.Missing, i)
+		}
+	}
+	a.ShardsMissing = len(a.Missing)
+	var filtered int64
+	for _, n := range a.Filtered {
+		filtered += n
+	}
+	a.Balanced = a.RowsIn == a.DocsOut+filtered+a.Skipped
+	return a
+}
+
+// throughput derives documents per second over the run from the done
+// shards' start and finish times; nil when the ledger has no times.
+func throughput(shards []ledger.Shard, buckets int) *Throughput {
+	var t Throughput
+	var docs, rows int64
+	var done []ledger.Shard
+	for _, s := range shards {
+		if s.Status != ledger.Done || s.Started.IsZero() || s.Finished.IsZero() {
+			continue
+		}
+		done = append(done, s)
+		if t.Start.IsZero() || s.Started.Before(t.Start) {
+			t.Start = s.Started
+		}
+		if s.Finished.After(t.End) {
+			t.End = s.Finished
+		}
+		docs += s.Counts.DocsOut
+		rows += s.Counts.RowsIn
+	}
+	if len(done) == 0 {
+		return nil
+	}
+	t.Start, t.End = t.Start.UTC(), t.End.UTC()
+	wall := t.End.Sub(t.Start).Seconds()
+	t.WallS = wall
+	if wall <= 0 {
+		wall = 1e-9
+	}
+	t.DocsPerS = float64(docs) / wall
+	t.RowsPerS = float64(rows) / wall
+	t.BucketS = wall / float64(buckets)
+	t.DocsPerSBy = make([]float64, buckets)
+	for _, s := range done {
+		b := int(s.Finished.Sub(t.Start).Seconds() / t.BucketS)
+		if b >= buckets {
+			b = buckets - 1
+		}
+		t.DocsPerSBy[b] += float64(s.Counts.DocsOut) / t.BucketS
+	}
+	return &t
+}
