@@ -123,30 +123,12 @@ func (s Schema) Names() []string {
 	return out
 }
 
-func arrowType(t format.ColumnType) arrow.DataType {
-	switch t {
-	case format.Int64:
-		return arrow.PrimitiveTypes.Int64
-	case format.Float64:
-		return arrow.PrimitiveTypes.Float64
-	case format.Bool:
-		return arrow.FixedWidthTypes.Boolean
-	case format.Int64List:
-		return arrow.ListOf(arrow.PrimitiveTypes.Int64)
-	case format.Float64List:
-		return arrow.ListOf(arrow.PrimitiveTypes.Float64)
-	case format.StringList:
-		return arrow.ListOf(arrow.BinaryTypes.String)
-	}
-	return arrow.BinaryTypes.String
-}
-
 // Arrow returns the arrow schema of s. Columns are nullable unless they are
 // core columns or the format declared them non-nullable.
 func (s Schema) Arrow() *arrow.Schema {
 	fields := make([]arrow.Field, len(s.Columns))
 	for i, c := range s.Columns {
-		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(c.Type), Nullable: c.Nullable || i >= 4}
+		fields[i] = arrow.Field{Name: c.Name, Type: manifest.ArrowType(c.Type), Nullable: c.Nullable || i >= 4}
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -240,7 +222,7 @@ func (w *Writer) Append(values []any) error {
 		return fmt.Errorf("corpus.Append: %d values for %d columns", len(values), len(w.schema.Columns))
 	}
 	for i, v := range values {
-		if err := appendValue(w.rb.Field(i), v); err != nil {
+		if err := manifest.AppendValue(w.rb.Field(i), v); err != nil {
 			return fmt.Errorf("corpus.Append: column %q: %w", w.schema.Columns[i].Name, err)
 		}
 	}
@@ -288,76 +270,3 @@ func (w *Writer) Finish(acc Accounting) ([]byte, error) {
 	return w.buf.Bytes(), nil
 }
 
-func appendValue(b array.Builder, v any) error {
-	if v == nil {
-		b.AppendNull()
-		return nil
-	}
-	switch b := b.(type) {
-	case *array.StringBuilder:
-		s, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("want string, got %T", v)
-		}
-		b.Append(s)
-	case *array.Int64Builder:
-		switch x := v.(type) {
-		case int64:
-			b.Append(x)
-		case int:
-			b.Append(int64(x))
-		case int32:
-			b.Append(int64(x))
-		default:
-			return fmt.Errorf("want int64, got %T", v)
-		}
-	case *array.Float64Builder:
-		switch x := v.(type) {
-		case float64:
-			b.Append(x)
-		case float32:
-			b.Append(float64(x))
-		default:
-			return fmt.Errorf("want float64, got %T", v)
-		}
-	case *array.BooleanBuilder:
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("want bool, got %T", v)
-		}
-		b.Append(x)
-	case *array.ListBuilder:
-		b.Append(true)
-		switch x := v.(type) {
-		case []int64:
-			for _, e := range x {
-				if err := appendValue(b.ValueBuilder(), e); err != nil {
-					return err
-				}
-			}
-		case []int:
-			for _, e := range x {
-				if err := appendValue(b.ValueBuilder(), e); err != nil {
-					return err
-				}
-			}
-		case []float64:
-			for _, e := range x {
-				if err := appendValue(b.ValueBuilder(), e); err != nil {
-					return err
-				}
-			}
-		case []string:
-			for _, e := range x {
-				if err := appendValue(b.ValueBuilder(), e); err != nil {
-					return err
-				}
-			}
-		default:
-			return fmt.Errorf("want a list, got %T", v)
-		}
-	default:
-		return fmt.Errorf("unsupported builder %T", b)
-	}
-	return nil
-}

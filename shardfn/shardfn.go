@@ -1,0 +1,358 @@
+// Package shardfn is the second stage of a run: it processes one shard
+// message end to end. It claims the shard in the ledger (a shard already done
+// is a no-op), reads only the projected manifest columns of its shard,
+// fetches each row's object with a bounded pool in input order (reading whole
+// objects to EOF; the inline-text and record paths run sequentially), parses,
+// counts designed-in filter outcomes by reason, generates documents, writes
+// one parquet file create-only, and marks the shard done with its counts.
+//
+// Any row that cannot be fetched, parsed or generated fails the shard with
+// its entry id and cause (recorded in the ledger), unless the run opted into
+// lenient mode for missing objects, where each missing object is skipped and
+// counted. RowsIn = DocsOut + sum(Filtered) + Skipped, always.
+//
+// Retries are safe: a retry that finds the output already written verifies
+// it has the same SHA-256 instead of writing it again. Process may run for
+// different shards concurrently.
+package shardfn
+
+import (
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/corpus"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/queue"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+)
+
+// DefaultFetchConcurrency bounds the per-row fetches in flight per shard.
+const DefaultFetchConcurrency = 32
+
+// DefaultLease is how long a claim lasts before another worker may take over.
+const DefaultLease = 15 * time.Minute
+
+// Deps are the shard worker's dependencies.
+type Deps struct {
+	Store  blob.Store
+	Ledger ledger.Ledger
+	// Parse reads an mmCIF file (plain or gzip) into a structure.
+	Parse func(data []byte) (*structure.Structure, error)
+	// NewFormat resolves the format (formats.New when nil).
+	NewFormat func(name string, opts map[string]string) (format.Format, error)
+	// FetchConcurrency bounds fetches in flight (DefaultFetchConcurrency when 0).
+	FetchConcurrency int
+	// Lease is the claim duration (DefaultLease when 0).
+	Lease time.Duration
+	// OnRow, when set, is called once per row as it is written (from one
+	// goroutine at a time), with the row's outcome: "doc", "skipped" or the
+	// filter reason.
+	OnRow func(outcome string)
+}
+
+// Timing sums per-row durations of a shard.
+type Timing struct {
+	Rows     int
+	Fetch    time.Duration // object reads (URI mode)
+	Parse    time.Duration
+	Generate time.Duration
+	Write    time.Duration // encoding rows, the footer and the object write
+	Manifest time.Duration // reading the shard's manifest columns
+	Wall     time.Duration // the whole Process call
+}
+
+// Result is what Process did.
+type Result struct {
+	// AlreadyDone is true when the ledger said the shard was done: nothing ran.
+	AlreadyDone bool
+	Shard       ledger.Shard
+	Accounting  corpus.Accounting
+	Timing      Timing
+	// Bytes is the output file's size; Verified is true when the output
+	// already existed (an earlier attempt wrote it) and matched.
+	Bytes    int
+	Verified bool
+}
+
+// RowError is the failure of one row: which entry, at which stage, why.
+type RowError struct {
+	EntryID string
+	Row     int64 // row number within the manifest file
+	Stage   string
+	Err     error
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("entry %s (row %d): %s: %v", e.EntryID, e.Row, e.Stage, e.Err)
+}
+func (e *RowError) Unwrap() error { return e.Err }
+
+// Process runs one shard (see the package doc). It returns a nil error when
+// the shard is done (now or before). A returned error wrapping
+// derrors.ErrTransient is worth a redelivery; one wrapping
+// derrors.ErrPermanent has been recorded as failed in the ledger and will not
+// heal. A cancelled ctx leaves the claim to expire.
+func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result, err error) {
+	defer derrors.Wrap(&err, "shardfn.Process(%s, shard %d)", msg.RunID, msg.Shard)
+	start := time.Now()
+	defer func() { res.Timing.Wall = time.Since(start) }()
+	if err := msg.Validate(); err != nil {
+		return res, derrors.Permanent(err)
+	}
+	newFormat := deps.NewFormat
+	if newFormat == nil {
+		newFormat = formats.New
+	}
+	f, err := newFormat(msg.Format, msg.Options)
+	if err != nil {
+		return res, derrors.Permanent(err)
+	}
+	lease := deps.Lease
+	if lease == 0 {
+		lease = DefaultLease
+	}
+	shard, err := deps.Ledger.Claim(ctx, msg.RunID, msg.Shard, lease)
+	if errors.Is(err, derrors.ErrAlreadyDone) {
+		return Result{AlreadyDone: true, Shard: shard}, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	res.Shard = shard
+	acc, data, err := run(ctx, deps, msg, f, &res.Timing)
+	if err == nil {
+		res.Accounting = acc
+		res.Bytes = len(data)
+		wstart := time.Now()
+		res.Verified, err = write(ctx, deps.Store, msg.Output, data)
+		res.Timing.Write += time.Since(wstart)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, err // interrupted: the claim expires, a rerun redoes the shard
+		}
+		shard.Error = err.Error()
+		var re *RowError
+		if errors.As(err, &re) {
+			shard.EntryID = re.EntryID
+		}
+		shard.Counts = counts(acc)
+		if ferr := deps.Ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
+			return res, errors.Join(err, ferr)
+		}
+		if !errors.Is(err, derrors.ErrTransient) {
+			err = derrors.Permanent(err)
+		}
+		return res, err
+	}
+	sum := sha256.Sum256(data)
+	shard.Counts = counts(acc)
+	shard.Output = msg.Output
+	shard.SHA256 = hex.EncodeToString(sum[:])
+	if err := deps.Ledger.Complete(ctx, shard); err != nil {
+		return res, err
+	}
+	res.Shard = shard
+	return res, nil
+}
+
+func counts(a corpus.Accounting) ledger.Counts {
+	return ledger.Counts{RowsIn: a.RowsIn, DocsOut: a.DocsOut, Filtered: a.Filtered, Skipped: a.Skipped}
+}
+
+// write creates the object, or verifies an existing one has the same bytes.
+func write(ctx context.Context, store blob.Store, uri string, data []byte) (verified bool, err error) {
+	err = store.Create(ctx, uri, data)
+	if err == nil {
+		return false, nil
+	}
+	if !errors.Is(err, derrors.ErrExists) {
+		return false, err
+	}
+	old, rerr := store.ReadAll(ctx, uri)
+	if rerr != nil {
+		return false, rerr
+	}
+	want, got := sha256.Sum256(data), sha256.Sum256(old)
+	if want != got {
+		return false, derrors.Permanent(fmt.Errorf("output %s exists with different content (sha256 %x, this attempt %x)", uri, got, want))
+	}
+	return true, nil
+}
+
+// rowOut is one row's outcome before it is written.
+type rowOut struct {
+	entryID   string
+	structure string
+	skipped   bool
+	result    format.Result
+	pass      []any // passthrough values
+	err       error
+	fetch, parse, generate time.Duration
+}
+
+// run reads, processes and encodes the shard; it returns the file bytes.
+func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, tm *Timing) (corpus.Accounting, []byte, error) {
+	acc := corpus.Accounting{
+		RunID: msg.RunID, Shard: msg.Shard, Total: msg.Total, Manifest: msg.Manifest,
+		RowGroups: msg.RowGroups, Format: f.Name(), Options: msg.Options,
+		Lenient: msg.LenientMissing, Filtered: map[string]int64{},
+	}
+	schema, err := manifest.ReadSchema(ctx, deps.Store, msg.Manifest)
+	if err != nil {
+		return acc, nil, err
+	}
+	// Passthrough columns: the projected ones that are not inputs.
+	inputs := map[string]bool{manifest.EntryIDColumn: true, msg.URIColumn: true, msg.TextColumn: true}
+	if f.Kind() == format.FromRecord {
+		for _, c := range f.RecordColumns() {
+			inputs[c.Name] = true
+		}
+	}
+	var pass []format.Column
+	var passIdx []int
+	for i, name := range msg.Columns {
+		if inputs[name] {
+			continue
+		}
+		c, ok := schema.Column(name)
+		if !ok {
+			return acc, nil, derrors.Permanent(fmt.Errorf("manifest %s: %w %q", msg.Manifest, manifest.ErrMissingColumn, name))
+		}
+		pass = append(pass, c)
+		passIdx = append(passIdx, i)
+	}
+	out := corpus.NewSchema(f.Columns(), pass)
+	w, err := corpus.NewWriter(out)
+	if err != nil {
+		return acc, nil, err
+	}
+	fmtIdx := make([]int, len(f.Columns()))
+	for i, c := range f.Columns() {
+		fmtIdx[i] = out.Index(c.Name)
+	}
+	sha1Own := out.Index(corpus.SHA1) >= 0 && containsCol(f.Columns(), corpus.SHA1)
+
+	consume := func(r rowOut) error {
+		tm.Fetch += r.fetch
+		tm.Parse += r.parse
+		tm.Generate += r.generate
+		acc.RowsIn++
+		outcome := "doc"
+		switch {
+		case r.skipped:
+			acc.Skipped++
+			acc.SkippedIDs = append(acc.SkippedIDs, r.entryID)
+			outcome = "skipped"
+		case r.result.Filtered != "":
+			acc.Filtered[r.result.Filtered]++
+			outcome = r.result.Filtered
+		default:
+			wstart := time.Now()
+			vals := make([]any, len(out.Columns))
+			vals[0], vals[1], vals[2] = r.entryID, r.structure, r.result.Document
+			if !sha1Own {
+				h := sha1.Sum([]byte(r.result.Document))
+				vals[3] = hex.EncodeToString(h[:])
+			}
+			if len(r.result.Values) != len(fmtIdx) {
+				return &RowError{EntryID: r.entryID, Stage: "generate", Err: derrors.Permanent(fmt.Errorf("format returned %d values for %d columns", len(r.result.Values), len(fmtIdx)))}
+			}
+			for i, v := range r.result.Values {
+				vals[fmtIdx[i]] = v
+			}
+			for i, v := range r.pass {
+				if j := out.Index(pass[i].Name); vals[j] == nil {
+					vals[j] = v
+				}
+			}
+			if err := w.Append(vals); err != nil {
+				return &RowError{EntryID: r.entryID, Stage: "write", Err: derrors.Permanent(err)}
+			}
+			acc.DocsOut++
+			tm.Write += time.Since(wstart)
+		}
+		tm.Rows++
+		if deps.OnRow != nil {
+			deps.OnRow(outcome)
+		}
+		return nil
+	}
+
+	mstart := time.Now()
+	if msg.URIColumn != "" {
+		// URI mode: the projected columns are small; read them all, then
+		// overlap the fetches.
+		var rows []*manifest.Rows
+		err = manifest.ReadShard(ctx, deps.Store, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
+			rows = append(rows, r)
+			return nil
+		})
+		tm.Manifest = time.Since(mstart)
+		if err != nil {
+			return acc, nil, err
+		}
+		err = fetchPool(ctx, deps, msg, f, rows, passIdx, consume)
+	} else {
+		err = manifest.ReadShard(ctx, deps.Store, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
+			tm.Manifest += time.Since(mstart)
+			for i := range r.Values {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				o := processRow(ctx, deps, msg, f, r, i, passIdx)
+				if o.err != nil {
+					return o.err
+				}
+				if err := consume(o); err != nil {
+					return err
+				}
+			}
+			mstart = time.Now()
+			return nil
+		})
+	}
+	if err != nil {
+		return acc, nil, err
+	}
+	if !acc.Balanced() {
+		return acc, nil, derrors.Permanent(fmt.Errorf("accounting does not balance: %+v", acc))
+	}
+	wstart := time.Now()
+	data, err := w.Finish(acc)
+	tm.Write += time.Since(wstart)
+	return acc, data, err
+}
+
+func containsCol(cols []format.Column, name string) bool {
+	for _, c := range cols {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// entryID renders the manifest's entry_id value.
+func entryID(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
