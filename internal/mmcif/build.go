@@ -1,0 +1,281 @@
+package mmcif
+
+import (
+	"bytes"
+	"math"
+
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+)
+
+// _atom_site columns the builder reads.
+const (
+	cID = iota
+	cTypeSymbol
+	cLabelAtomID
+	cLabelAltID
+	cLabelCompID
+	cLabelAsymID
+	cLabelEntityID
+	cLabelSeqID
+	cInsCode
+	cX
+	cY
+	cZ
+	cOcc
+	cBiso
+	cAuthSeqID
+	cAuthCompID
+	cAuthAsymID
+	cAuthAtomID
+	cModelNum
+	nCols
+)
+
+var colNames = [nCols]string{
+	cID: "id", cTypeSymbol: "type_symbol", cLabelAtomID: "label_atom_id",
+	cLabelAltID: "label_alt_id", cLabelCompID: "label_comp_id",
+	cLabelAsymID: "label_asym_id", cLabelEntityID: "label_entity_id",
+	cLabelSeqID: "label_seq_id", cInsCode: "pdbx_pdb_ins_code",
+	cX: "cartn_x", cY: "cartn_y", cZ: "cartn_z", cOcc: "occupancy",
+	cBiso: "b_iso_or_equiv", cAuthSeqID: "auth_seq_id",
+	cAuthCompID: "auth_comp_id", cAuthAsymID: "auth_asym_id",
+	cAuthAtomID: "auth_atom_id", cModelNum: "pdbx_pdb_model_num",
+}
+
+// required columns: without any of them gemmi 0.5.7 reads no atoms at all
+// (and no error), so we do the same.
+var requiredCols = []int{cID, cTypeSymbol, cLabelAltID, cLabelAsymID, cX, cY, cZ, cOcc, cBiso, cAuthSeqID}
+
+type resRec struct {
+	r      structure.Residue // Atoms filled at the end
+	part   int32
+	nAtoms int32
+	hasSeq bool
+}
+
+type partRec struct {
+	model  int32
+	name   string
+	res    []int32
+	maxSeq int
+}
+
+type modelRec struct {
+	name []byte
+	num  int
+}
+
+// builder turns _atom_site rows into the structure as gemmi 0.5.7's
+// make_structure_from_block + read_structure do.
+type builder struct {
+	data []byte
+	cols [nCols]int
+	ok   bool // the current loop has every required column
+
+	atoms   []structure.Atom
+	atomRes []int32
+	res     []resRec
+	parts   []partRec
+	models  []modelRec
+
+	curModel, curPart, curRes int
+	intern                    map[string]string
+	err                       error
+}
+
+func newBuilder(data []byte) *builder {
+	est := len(data) / 90
+	return &builder{
+		data:     data,
+		atoms:    make([]structure.Atom, 0, est),
+		atomRes:  make([]int32, 0, est),
+		curModel: -1, curPart: -1, curRes: -1,
+		intern: make(map[string]string, 64),
+	}
+}
+
+func (b *builder) startAtoms(names []string) {
+	for i := range b.cols {
+		b.cols[i] = -1
+	}
+	for i, n := range names {
+		for c, cn := range colNames {
+			if n == cn && b.cols[c] < 0 {
+				b.cols[c] = i
+			}
+		}
+	}
+	b.ok = true
+	for _, c := range requiredCols {
+		if b.cols[c] < 0 {
+			b.ok = false
+		}
+	}
+	if b.cols[cLabelCompID] < 0 && b.cols[cAuthCompID] < 0 || b.cols[cLabelAtomID] < 0 && b.cols[cAuthAtomID] < 0 {
+		b.ok = false
+	}
+	b.curModel, b.curPart, b.curRes = -1, -1, -1
+}
+
+func (b *builder) endAtoms() { b.curModel, b.curPart, b.curRes = -1, -1, -1 }
+
+// raw returns the bytes of column c in row, or nil when the column is absent.
+func (b *builder) raw(row []val, c int) ([]byte, bool) {
+	i := b.cols[c]
+	if i < 0 {
+		return nil, false
+	}
+	v := row[i]
+	return b.data[v.s:v.e], v.q
+}
+
+// str returns column c as gemmi's cif::as_string does: "" for an absent
+// column or an unquoted '.' or '?'.
+func (b *builder) str(row []val, c int) []byte {
+	s, q := b.raw(row, c)
+	if !q && len(s) == 1 && (s[0] == '.' || s[0] == '?') {
+		return nil
+	}
+	return s
+}
+
+func (b *builder) in(s []byte) string {
+	if v, ok := b.intern[string(s)]; ok {
+		return v
+	}
+	v := string(s)
+	b.intern[v] = v
+	return v
+}
+
+func (b *builder) inUpper(s []byte) string {
+	for _, c := range s {
+		if 'a' <= c && c <= 'z' {
+			var buf [8]byte
+			u := buf[:0]
+			if len(s) > len(buf) {
+				u = make([]byte, 0, len(s))
+			}
+			for _, c := range s {
+				if 'a' <= c && c <= 'z' {
+					c -= 'a' - 'A'
+				}
+				u = append(u, c)
+			}
+			return b.in(u)
+		}
+	}
+	return b.in(s)
+}
+
+func (b *builder) atomRow(row []val) {
+	if !b.ok {
+		return
+	}
+	// model
+	mname := []byte("1")
+	if s, _ := b.raw(row, cModelNum); s != nil {
+		mname = s
+	}
+	if b.curModel < 0 || !bytes.Equal(b.models[b.curModel].name, mname) {
+		b.curModel = -1
+		for i := range b.models {
+			if bytes.Equal(b.models[i].name, mname) {
+				b.curModel = i
+				break
+			}
+		}
+		if b.curModel < 0 {
+			n, _ := parseInt(mname)
+			b.models = append(b.models, modelRec{name: mname, num: n})
+			b.curModel = len(b.models) - 1
+		}
+		b.curPart, b.curRes = -1, -1
+	}
+	// chain part
+	cname := b.str(row, cAuthAsymID)
+	if b.cols[cAuthAsymID] < 0 {
+		cname = b.str(row, cLabelAsymID)
+	}
+	if b.curPart < 0 || b.parts[b.curPart].name != string(cname) {
+		b.parts = append(b.parts, partRec{model: int32(b.curModel), name: b.in(cname), maxSeq: math.MinInt})
+		b.curPart = len(b.parts) - 1
+		b.curRes = -1
+	}
+	// residue
+	comp := b.str(row, cLabelCompID)
+	if b.cols[cLabelCompID] < 0 {
+		comp = b.str(row, cAuthCompID)
+	}
+	seq, hasSeq := parseInt(b.str(row, cAuthSeqID))
+	var icode byte
+	if s := b.str(row, cInsCode); len(s) > 0 {
+		icode = s[0]
+	}
+	ri := -1
+	if b.curRes >= 0 && b.match(b.curRes, seq, hasSeq, icode, comp) {
+		ri = b.curRes
+	} else {
+		p := &b.parts[b.curPart]
+		if !hasSeq || seq <= p.maxSeq {
+			for k := len(p.res) - 1; k >= 0; k-- {
+				if b.match(int(p.res[k]), seq, hasSeq, icode, comp) {
+					ri = int(p.res[k])
+					break
+				}
+			}
+		}
+		if ri < 0 {
+			if hasSeq && seq > p.maxSeq {
+				p.maxSeq = seq
+			}
+			lseq, _ := parseInt(b.str(row, cLabelSeqID))
+			b.res = append(b.res, resRec{
+				r: structure.Residue{
+					Name:     b.in(comp),
+					LabelSeq: lseq,
+					AuthSeq:  seq,
+					ICode:    icode,
+					Subchain: b.in(b.str(row, cLabelAsymID)),
+					EntityID: b.in(b.str(row, cLabelEntityID)),
+				},
+				part:   int32(b.curPart),
+				hasSeq: hasSeq,
+			})
+			ri = len(b.res) - 1
+			p.res = append(p.res, int32(ri))
+		}
+		b.curRes = ri
+	}
+	// atom
+	aname := b.str(row, cLabelAtomID)
+	if b.cols[cLabelAtomID] < 0 {
+		aname = b.str(row, cAuthAtomID)
+	}
+	var alt byte
+	if s := b.str(row, cLabelAltID); len(s) > 0 {
+		alt = s[0]
+	}
+	x, _ := b.raw(row, cX)
+	y, _ := b.raw(row, cY)
+	z, _ := b.raw(row, cZ)
+	occ, _ := b.raw(row, cOcc)
+	bf, _ := b.raw(row, cBiso)
+	b.atoms = append(b.atoms, structure.Atom{
+		Name:    b.in(aname),
+		Element: b.inUpper(b.str(row, cTypeSymbol)),
+		AltLoc:  alt,
+		Occ:     float32(parseFloat(occ)),
+		B:       float32(parseFloat(bf)),
+		X:       parseFloat(x),
+		Y:       parseFloat(y),
+		Z:       parseFloat(z),
+	})
+	b.atomRes = append(b.atomRes, int32(ri))
+	b.res[ri].nAtoms++
+}
+
+func (b *builder) match(ri int, seq int, hasSeq bool, icode byte, comp []byte) bool {
+	r := &b.res[ri]
+	return r.hasSeq == hasSeq && (!hasSeq || r.r.AuthSeq == seq) && r.r.ICode == icode && r.r.Name == string(comp)
+}

@@ -1,0 +1,219 @@
+package mmcif
+
+import (
+	"fmt"
+)
+
+// val is one value token: its span and whether it was quoted (a quoted '.'
+// or '?' is a literal, not a null).
+type val struct {
+	s, e int32
+	q    bool
+}
+
+// table is a small category read into spans (used for _entity and
+// _struct_asym; _atom_site loops are streamed row by row instead).
+type table struct {
+	tags []string // item names, lower case, without the category prefix
+	vals []val    // row-major
+}
+
+func (t *table) col(name string) int {
+	for i, n := range t.tags {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (t *table) rows() int {
+	if len(t.tags) == 0 {
+		return 0
+	}
+	return len(t.vals) / len(t.tags)
+}
+
+// category prefixes we read; everything else is tokenized and skipped.
+const (
+	catAtomSite   = "_atom_site."
+	catEntity     = "_entity."
+	catStructAsym = "_struct_asym."
+)
+
+func lowerTag(b []byte) string {
+	s := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		s[i] = c
+	}
+	return string(s)
+}
+
+func hasPrefixFold(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && eqFold(b[:len(prefix)], prefix)
+}
+
+// document is what parse collects from the first data block; later blocks
+// are checked for syntax only (gemmi reads the structure from the first).
+type document struct {
+	nBlocks   int
+	name      string
+	entity    table
+	asym      table
+	atomPairs table // _atom_site given as tag-value pairs (one atom)
+}
+
+// parse tokenizes the whole input, checking CIF syntax as gemmi does
+// (every loop must hold a multiple of its tag count), streams the first
+// block's _atom_site loop rows into b, and returns the small categories.
+func parse(data []byte, b *builder) (*document, error) {
+	doc := &document{}
+	l := lexer{data: data}
+	var (
+		pending  bool // a token was read ahead by the loop reader
+		pk       tokKind
+		psp      span
+		inFirst  bool
+		rowbuf   []val
+		loopTags []string
+	)
+	for {
+		var (
+			k   tokKind
+			sp  span
+			err error
+		)
+		if pending {
+			k, sp, pending = pk, psp, false
+		} else if k, sp, err = l.next(); err != nil {
+			return nil, err
+		}
+		switch k {
+		case tEOF:
+			return doc, nil
+		case tData, tGlobal:
+			doc.nBlocks++
+			inFirst = doc.nBlocks == 1
+			if inFirst && k == tData {
+				doc.name = string(data[sp.s:sp.e])
+			}
+		case tSave, tStop:
+			// save frames are not used by mmCIF coordinates; their content
+			// is still tokenized and syntax-checked below.
+		case tValue, tQuoted, tText:
+			return nil, &syntaxError{int(sp.s), fmt.Sprintf("value %.20q without a tag", string(data[sp.s:sp.e]))}
+		case tTag:
+			if doc.nBlocks == 0 {
+				return nil, &syntaxError{int(sp.s), "tag before the first data_ block"}
+			}
+			tag := data[sp.s:sp.e]
+			vk, vsp, err := l.next()
+			if err != nil {
+				return nil, err
+			}
+			if vk != tValue && vk != tQuoted && vk != tText {
+				return nil, &syntaxError{int(sp.s), fmt.Sprintf("tag %s has no value", tag)}
+			}
+			if !inFirst {
+				continue
+			}
+			v := val{vsp.s, vsp.e, vk != tValue}
+			var t *table
+			var prefix string
+			switch {
+			case hasPrefixFold(tag, catAtomSite):
+				t, prefix = &doc.atomPairs, catAtomSite
+			case hasPrefixFold(tag, catEntity):
+				t, prefix = &doc.entity, catEntity
+			case hasPrefixFold(tag, catStructAsym):
+				t, prefix = &doc.asym, catStructAsym
+			}
+			if t != nil {
+				t.tags = append(t.tags, lowerTag(tag[len(prefix):]))
+				t.vals = append(t.vals, v)
+			}
+		case tLoop:
+			loopStart := int(sp.s)
+			if doc.nBlocks == 0 {
+				return nil, &syntaxError{loopStart, "loop_ before the first data_ block"}
+			}
+			loopTags = loopTags[:0]
+			var first []byte
+			for {
+				k, sp, err = l.next()
+				if err != nil {
+					return nil, err
+				}
+				if k != tTag {
+					break
+				}
+				if first == nil {
+					first = data[sp.s:sp.e]
+				}
+				loopTags = append(loopTags, string(data[sp.s:sp.e]))
+			}
+			if len(loopTags) == 0 {
+				return nil, &syntaxError{loopStart, "loop_ without tags"}
+			}
+			var t *table
+			var prefix string
+			atoms := false
+			if inFirst {
+				switch {
+				case hasPrefixFold(first, catAtomSite):
+					atoms, prefix = true, catAtomSite
+				case hasPrefixFold(first, catEntity):
+					t, prefix = &doc.entity, catEntity
+				case hasPrefixFold(first, catStructAsym):
+					t, prefix = &doc.asym, catStructAsym
+				}
+			}
+			names := make([]string, len(loopTags))
+			for i, tg := range loopTags {
+				if len(tg) > len(prefix) {
+					names[i] = lowerTag([]byte(tg[len(prefix):]))
+				}
+			}
+			if t != nil {
+				*t = table{tags: names}
+			}
+			if atoms {
+				b.startAtoms(names)
+				if cap(rowbuf) < len(names) {
+					rowbuf = make([]val, len(names))
+				}
+				rowbuf = rowbuf[:len(names)]
+			}
+			ncol := len(names)
+			col, count := 0, 0
+			for k == tValue || k == tQuoted || k == tText {
+				v := val{sp.s, sp.e, k != tValue}
+				switch {
+				case atoms:
+					rowbuf[col] = v
+					col++
+					if col == ncol {
+						col = 0
+						b.atomRow(rowbuf)
+					}
+				case t != nil:
+					t.vals = append(t.vals, v)
+				}
+				count++
+				if k, sp, err = l.next(); err != nil {
+					return nil, err
+				}
+			}
+			if count%ncol != 0 {
+				return nil, &syntaxError{loopStart, fmt.Sprintf("wrong number of values in the loop %s...: %d values for %d tags", first, count, ncol)}
+			}
+			if atoms {
+				b.endAtoms()
+			}
+			pending, pk, psp = true, k, sp
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package mmcif
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+)
+
+// MaxDecompressed caps how many bytes Read will inflate from gzip input, so
+// that a hostile "zip bomb" fails cleanly instead of exhausting memory.
+const MaxDecompressed = 4 << 30
+
+// ErrNoBlock is returned (wrapped, with ErrPermanent) for input that holds
+// no data_ block at all, such as an empty file.
+var ErrNoBlock = errors.New("no data_ block")
+
+// Read parses one mmCIF file, plain or gzip-compressed (detected by the
+// magic bytes 1f 8b, not by name), and builds the structure from its first
+// data block as gemmi 0.5.7's read_structure does. Syntax errors anywhere
+// in the file fail the whole read, as in gemmi. Every error is wrapped with
+// derrors.ErrPermanent (retrying cannot fix the bytes) and names the line
+// where it can. Read does not retain data after it returns except through
+// the strings of the result; it is safe for concurrent use.
+func Read(data []byte) (*structure.Structure, error) {
+	st, _, err := read(data)
+	return st, err
+}
+
+// Info is what ReadInfo reports besides the structure.
+type Info struct {
+	Blocks int // number of data blocks in the file
+}
+
+// ReadInfo is Read that also reports document facts (the block count).
+func ReadInfo(data []byte) (*structure.Structure, Info, error) {
+	return read(data)
+}
+
+func read(data []byte) (st *structure.Structure, info Info, err error) {
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		data, err = gunzip(data)
+		if err != nil {
+			return nil, info, derrors.Permanent(fmt.Errorf("gzip: %w", err))
+		}
+	}
+	b := newBuilder(data)
+	doc, err := parse(data, b)
+	if err != nil {
+		var se *syntaxError
+		if errors.As(err, &se) {
+			err = fmt.Errorf("line %d: %s", lineOf(data, se.off), se.msg)
+		}
+		return nil, info, derrors.Permanent(err)
+	}
+	info.Blocks = doc.nBlocks
+	if doc.nBlocks == 0 {
+		return nil, info, derrors.Permanent(ErrNoBlock)
+	}
+	if len(doc.atomPairs.tags) > 0 {
+		b.startAtoms(doc.atomPairs.tags)
+		b.atomRow(doc.atomPairs.vals)
+		b.endAtoms()
+	}
+	b.assignEntities(doc)
+	return b.assemble(doc.name), info, nil
+}
+
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	var buf bytes.Buffer
+	buf.Grow(len(data) * 4)
+	n, err := io.Copy(&buf, io.LimitReader(zr, MaxDecompressed+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > MaxDecompressed {
+		return nil, fmt.Errorf("decompressed size exceeds %d bytes", int64(MaxDecompressed))
+	}
+	return buf.Bytes(), nil
+}
+
+// ReadFile reads and parses the file at path; errors name the path.
+func ReadFile(path string) (st *structure.Structure, err error) {
+	defer derrors.Wrap(&err, "%s", path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Read(data)
+}
+
+// ReadFrom reads all of r and parses it; name is used in errors.
+func ReadFrom(r io.Reader, name string) (st *structure.Structure, err error) {
+	defer derrors.Wrap(&err, "%s", name)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return Read(data)
+}
