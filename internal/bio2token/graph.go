@@ -2,8 +2,8 @@ package bio2token
 
 import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/shapes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // the graph DSL reads best unqualified
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
 // This file builds the encoder as a GoMLX graph. Inputs: coords [B,L,3]
@@ -84,7 +84,7 @@ func block(cfg Config, w blockWeights, h, res *Node, mask *Node) (*Node, *Node) 
 	cm := SliceAxis(xdbl, 2, AxisRange(r+n, r+2*n))
 	dtl := linear(dtr, w.dtW)
 	dt := softplus(Add(dtl, bc(w.dtB, dtl))) // [B,L,DI]
-	a := Neg(Exp(w.aLog))                          // [DI,N]
+	a := Neg(Exp(w.aLog))                    // [DI,N]
 
 	full := append(append([]int(nil), xc.Shape().Dimensions...), n) // [B,L,DI,N]
 	dA := Exp(Mul(BroadcastToDims(ExpandAxes(dt, -1), full...), bcDims(a, full)))
