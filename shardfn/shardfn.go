@@ -193,12 +193,12 @@ func write(ctx context.Context, store blob.Store, uri string, data []byte) (veri
 
 // rowOut is one row's outcome before it is written.
 type rowOut struct {
-	entryID   string
-	structure string
-	skipped   bool
-	result    format.Result
-	pass      []any // passthrough values
-	err       error
+	entryID                string
+	structure              string
+	skipped                bool
+	result                 format.Result
+	pass                   []any // passthrough values
+	err                    error
 	fetch, parse, generate time.Duration
 }
 

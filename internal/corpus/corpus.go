@@ -269,4 +269,3 @@ func (w *Writer) Finish(acc Accounting) ([]byte, error) {
 	}
 	return w.buf.Bytes(), nil
 }
-

@@ -43,10 +43,10 @@ var PassthroughColumns = []string{
 // Schema is what the footer of one manifest file says.
 type Schema struct {
 	URI       string
-	Size      int64          // object size in bytes
-	BytesRead int64          // bytes read to get this schema (the footer)
-	NumRows   int64          // rows in the file
-	RowGroups []int64        // rows per row group
+	Size      int64           // object size in bytes
+	BytesRead int64           // bytes read to get this schema (the footer)
+	NumRows   int64           // rows in the file
+	RowGroups []int64         // rows per row group
 	Columns   []format.Column // top-level columns with a supported type
 	// Unsupported lists top-level columns whose type the pipeline cannot
 	// project (nested structs, maps...); naming one is an error.

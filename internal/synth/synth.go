@@ -24,7 +24,7 @@ var oneLetter = map[string]byte{"ALA": 'A', "ARG": 'R', "ASN": 'N', "ASP": 'D', 
 
 // Protein is one made-up structure.
 type Protein struct {
-	EntryID string
+	EntryID  string
 	Residues []string  // 3-letter names
 	PLDDT    []float64 // per residue
 	CIF      []byte
