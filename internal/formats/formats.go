@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 )
 
@@ -14,6 +15,7 @@ import (
 // absent knob takes the reference default). One line per format.
 var constructors = map[string]func(opts map[string]string) (format.Format, error){
 	contactsv1.Name: contactsv1.New,
+	cadv2.Name:      cadv2.NewFromOptions,
 }
 
 // New returns the named format configured by opts.

@@ -1,0 +1,292 @@
+package cadv2
+
+import (
+	"crypto/sha1"
+	"encoding/binary"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/foldcorpus/foldcorpus/internal/geom"
+	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
+)
+
+// Filter reasons: the designed-in outcomes that write no document.
+const (
+	FilteredTooShort = "fewer than 2 residues"
+	FilteredNoRoom   = "no room in the context"
+)
+
+// Statement kinds, in the order their contacts are drawn.
+const (
+	kindLong uint8 = iota
+	kindMedium
+	kindShort
+	kindDistance
+)
+
+var kindToken = [...]string{"<long-range-contact>", "<medium-range-contact>", "<short-range-contact>", "<distance>"}
+
+// stmt is one statement: a contact (i, j) or a distance between atoms ai of
+// residue i and aj of residue j in distance bin bin (1-based).
+type stmt struct {
+	i, j   int32
+	kind   uint8
+	ai, aj uint8
+	bin    uint16
+}
+
+// Doc is the outcome of one generation. Document aliases the Generator's
+// buffer: it is valid until the Generator's next call.
+type Doc struct {
+	Document         []byte
+	Filtered         string // non-empty when no document was written
+	NumTokens        int
+	ContactsEmitted  int
+	DistancesEmitted int
+}
+
+// Generator writes contacts-and-distances-v2 documents. It keeps scratch
+// buffers between calls so that steady-state generation allocates little;
+// it is not safe for concurrent use (use one per goroutine).
+type Generator struct {
+	opts        Options
+	plddtTokens []string
+	distTokens  []string
+
+	buf      []byte
+	poolRes  []int32
+	poolPts  []geom.Vec3
+	lists    [3][]stmt
+	stmts    []stmt
+	ranks    []float64
+	order    []int32
+	indices  []int32
+	slots    []int32
+	runs     []int
+	sampleIx []int32
+}
+
+// NewGenerator returns a Generator for opts (see Options.Validate).
+func NewGenerator(opts Options) *Generator {
+	g := &Generator{opts: opts}
+	edges := opts.PLDDTBinEdges
+	for i := 0; i <= len(edges); i++ {
+		switch {
+		case i == 0 && len(edges) > 0:
+			g.plddtTokens = append(g.plddtTokens, "<plddt_lt"+fmtEdge(edges[0])+">")
+		case i == len(edges):
+			lo := "0"
+			if i > 0 {
+				lo = fmtEdge(edges[i-1])
+			}
+			g.plddtTokens = append(g.plddtTokens, "<plddt_"+lo+"_100>")
+		default:
+			g.plddtTokens = append(g.plddtTokens, "<plddt_"+fmtEdge(edges[i-1])+"_"+fmtEdge(edges[i])+">")
+		}
+	}
+	for b := 1; b <= opts.DistanceBins; b++ {
+		g.distTokens = append(g.distTokens, "<d"+strconv.FormatFloat(float64(b)*opts.DistanceBinWidth, 'f', 1, 64)+">")
+	}
+	return g
+}
+
+func fmtEdge(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// Seed is the reference's document seed: the first 32 bits (big-endian) of
+// sha1(entryID).
+func Seed(entryID string) uint32 {
+	sum := sha1.Sum([]byte(entryID))
+	return binary.BigEndian.Uint32(sum[:4])
+}
+
+// geomDraw is the reference's Geom(p): ceil(log(1 - random()) / log(1 - p)).
+func geomDraw(r *pyrandom.Rand, p float64) int {
+	if p >= 1 {
+		return 1
+	}
+	u := 1 - r.Random()
+	return int(math.Ceil(pyrandom.Log(u) / pyrandom.Log(1-p)))
+}
+
+// Generate writes the document of p seeded by entryID (spec sections 2-3).
+func (g *Generator) Generate(p *Protein, entryID string) Doc {
+	o := &g.opts
+	n := len(p.Res)
+	if n < 2 {
+		return Doc{Filtered: FilteredTooShort}
+	}
+	r := pyrandom.New(uint64(Seed(entryID)))
+
+	// 1. Think budget.
+	k1 := 0
+	if r.Random() < o.ThinkProb {
+		k1 = geomDraw(r, o.ThinkP)
+	}
+	nAdd := max(int(r.Uniform(o.ExtraRunsMin, o.ExtraRunsMax)), 0)
+	g.runs = g.runs[:0]
+	total := k1
+	for range nAdd {
+		run := geomDraw(r, o.ExtraRunP)
+		g.runs = append(g.runs, run)
+		total += run
+	}
+
+	// 2. Contact pool and contacts.
+	g.contacts(p)
+
+	// 3. Room.
+	available := o.ContextLength - (5 + n + total)
+	if available <= 0 {
+		return Doc{Filtered: FilteredNoRoom}
+	}
+
+	// 4. Counts.
+	var counts [3]int
+	for k := range counts {
+		f := max(0, r.Uniform(o.FracMin, o.FracMax))
+		counts[k] = min(int(float64(available)*f)/3, len(g.lists[k]))
+	}
+	nDistance := floorDiv(available-3*(counts[0]+counts[1]+counts[2]), 6)
+
+	// 5. Sample the contacts.
+	g.stmts = g.stmts[:0]
+	for k, c := range counts {
+		if c > 0 {
+			g.sampleIx = pyrandom.SampleIndices(r, g.sampleIx[:0], len(g.lists[k]), c)
+			for _, ix := range g.sampleIx {
+				g.stmts = append(g.stmts, g.lists[k][ix])
+			}
+		}
+	}
+	nContacts := len(g.stmts)
+
+	// 6. Distance statements.
+	g.distances(p, r, nDistance)
+
+	// 7. Ranks and the stable sort by descending rank.
+	ns := len(g.stmts)
+	g.ranks = slices.Grow(g.ranks[:0], ns)[:ns]
+	r.FillGauss(g.ranks[:nContacts], o.ContactRankMean, o.ContactRankStd)
+	r.FillGauss(g.ranks[nContacts:], o.DistanceRankMean, o.DistanceRankStd)
+	g.order = slices.Grow(g.order[:0], ns)[:ns]
+	for i := range g.order {
+		g.order[i] = int32(i)
+	}
+	ranks := g.ranks
+	slices.SortStableFunc(g.order, func(a, b int32) int {
+		ra, rb := ranks[a], ranks[b]
+		switch {
+		case ra > rb:
+			return -1
+		case ra < rb:
+			return 1
+		}
+		return 0
+	})
+
+	// 8. pLDDT token placement.
+	plddt := g.plddtToken(p.GlobalPLDDT)
+	atEnd := r.Random() < o.PLDDTAtEndProb
+	insert := -1
+	if !atEnd {
+		insert = r.RandInt(0, ns)
+	}
+
+	// 9. Think slots.
+	g.slots = slices.Grow(g.slots[:0], ns)[:ns]
+	clear(g.slots)
+	if ns > 0 {
+		if k1 > 0 {
+			g.slots[0] += int32(k1)
+		}
+		for _, run := range g.runs {
+			g.slots[r.RandInt(0, ns-1)] += int32(run)
+		}
+	}
+	return g.serialize(p, plddt, k1, insert, atEnd, nContacts)
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func (g *Generator) plddtToken(v float64) string {
+	edges := g.opts.PLDDTBinEdges
+	i := 0
+	for i < len(edges) && !(v < edges[i]) {
+		i++
+	}
+	return g.plddtTokens[i]
+}
+
+// contacts fills g.lists with the long, medium and short contacts of the
+// pool, each in (i, j) row-major order.
+func (g *Generator) contacts(p *Protein) {
+	o := &g.opts
+	g.poolRes, g.poolPts = g.poolRes[:0], g.poolPts[:0]
+	for i, rep := range p.Rep {
+		if rep >= 0 && p.PLDDT[i] >= o.ResiduePLDDTMin {
+			g.poolRes = append(g.poolRes, int32(i))
+			g.poolPts = append(g.poolPts, p.AtomPos[rep])
+		}
+	}
+	for k := range g.lists {
+		g.lists[k] = g.lists[k][:0]
+	}
+	pool, minSep := g.poolRes, int32(o.MinSeparation)
+	pairs := geom.Pairs(g.poolPts, o.ContactCutoff, func(i, j int) bool { return pool[j]-pool[i] >= minSep })
+	for _, pr := range pairs {
+		i, j := pool[pr.I], pool[pr.J]
+		kind := kindShort
+		switch sep := int(j - i); {
+		case sep >= o.LongRange:
+			kind = kindLong
+		case sep >= o.MediumRange:
+			kind = kindMedium
+		}
+		g.lists[kind] = append(g.lists[kind], stmt{i: i, j: j, kind: kind})
+	}
+}
+
+// distances appends up to nDistance distance statements (step 6).
+func (g *Generator) distances(p *Protein, r *pyrandom.Rand, nDistance int) {
+	o := &g.opts
+	g.indices = g.indices[:0]
+	for i := range p.Res {
+		if p.AtomStart[i+1] > p.AtomStart[i] {
+			g.indices = append(g.indices, int32(i))
+		}
+	}
+	if len(g.indices) < 2 {
+		return
+	}
+	nIdx := len(g.indices)
+	for range nDistance {
+		var i, j int32
+		ok := false
+		for try := 0; try <= o.DistanceRedraws; try++ {
+			a, b := pyrandom.Sample2(r, nIdx)
+			i, j = min(g.indices[a], g.indices[b]), max(g.indices[a], g.indices[b])
+			if int(j-i) > o.DistanceMinSep {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		si, sj := p.AtomStart[i], p.AtomStart[j]
+		ai := si + int32(r.RandBelow(int(p.AtomStart[i+1]-si)))
+		aj := sj + int32(r.RandBelow(int(p.AtomStart[j+1]-sj)))
+		pa, pb := p.AtomPos[ai], p.AtomPos[aj]
+		dx, dy, dz := pa[0]-pb[0], pa[1]-pb[1], pa[2]-pb[2]
+		d := math.Sqrt(float64(dx*dx) + float64(dy*dy) + float64(dz*dz))
+		bin := min(max(int(math.Ceil(d/o.DistanceBinWidth)), 1), o.DistanceBins)
+		g.stmts = append(g.stmts, stmt{i: i, j: j, kind: kindDistance, ai: p.AtomName[ai], aj: p.AtomName[aj], bin: uint16(bin)})
+	}
+}
