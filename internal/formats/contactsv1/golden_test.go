@@ -188,3 +188,10 @@ func TestGolden(t *testing.T) {
 	}
 	t.Logf("%d golden cases: %v", len(cases), seen)
 }
+
+// For the external pipeline test (package contactsv1_test, which imports the
+// planner, which imports this package through the format registry).
+type GoldenCase = goldenCase
+
+// LoadGolden is loadGolden.
+func LoadGolden(tb testing.TB) []GoldenCase { return loadGolden(tb) }

@@ -1,0 +1,277 @@
+package contactsv1_test
+
+// End to end: a parquet manifest of analysis records, built from the golden
+// inputs, through the same planner and shard worker code the local `run` and
+// the cloud functions use; every row is accounted for, every document and
+// metadata row equals the reference's, and DuckDB reads the output.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/foldcorpus/foldcorpus/internal/corpus"
+	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/localledger"
+	"github.com/foldcorpus/foldcorpus/internal/localqueue"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/planner"
+	"github.com/foldcorpus/foldcorpus/shardfn"
+)
+
+var manifestSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "entry_id", Type: arrow.BinaryTypes.String},
+	{Name: "seq_len", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "global_plddt", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "num_contacts", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "residue_resname", Type: arrow.ListOf(arrow.BinaryTypes.String)},
+	{Name: "residue_resnum", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
+	{Name: "residue_chain", Type: arrow.ListOf(arrow.BinaryTypes.String)},
+	{Name: "contact_seq_i", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
+	{Name: "contact_seq_j", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
+	{Name: "contact_degree", Type: arrow.ListOf(arrow.PrimitiveTypes.Float64)},
+	{Name: "split", Type: arrow.BinaryTypes.String}, // a passthrough column
+}, nil)
+
+// writeManifest writes the cases' inputs as one parquet manifest with row
+// groups of rowGroup rows; row k's split is "split-k".
+func writeManifest(t *testing.T, path string, cases []contactsv1.GoldenCase, rowGroup int) {
+	t.Helper()
+	b := array.NewRecordBuilder(memory.DefaultAllocator, manifestSchema)
+	defer b.Release()
+	strs := func(fb array.Builder, vals []string) {
+		lb := fb.(*array.ListBuilder)
+		lb.Append(true)
+		for _, v := range vals {
+			lb.ValueBuilder().(*array.StringBuilder).Append(v)
+		}
+	}
+	ints := func(fb array.Builder, vals []int64) {
+		lb := fb.(*array.ListBuilder)
+		lb.Append(true)
+		for _, v := range vals {
+			lb.ValueBuilder().(*array.Int32Builder).Append(int32(v))
+		}
+	}
+	for k, c := range cases {
+		in := c.Input
+		b.Field(0).(*array.StringBuilder).Append(in.EntryID)
+		b.Field(1).(*array.Int64Builder).Append(*in.SeqLen)
+		if in.GlobalPLDDT == nil {
+			b.Field(2).AppendNull()
+		} else {
+			b.Field(2).(*array.Float64Builder).Append(*in.GlobalPLDDT)
+		}
+		b.Field(3).(*array.Int64Builder).Append(*in.NumContacts)
+		strs(b.Field(4), in.ResidueResname)
+		ints(b.Field(5), in.ResidueResnum)
+		strs(b.Field(6), in.ResidueChain)
+		ints(b.Field(7), in.ContactSeqI)
+		ints(b.Field(8), in.ContactSeqJ)
+		lb := b.Field(9).(*array.ListBuilder)
+		lb.Append(true)
+		lb.ValueBuilder().(*array.Float64Builder).AppendValues(in.ContactDegree, nil)
+		b.Field(10).(*array.StringBuilder).Append(fmt.Sprintf("split-%d", k))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(manifestSchema, f,
+		parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(int64(rowGroup))), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPipelineRun(t *testing.T) {
+	all := contactsv1.LoadGolden(t)
+	runs := []struct {
+		name  string
+		opts  map[string]string
+		match func(variant string) bool
+	}{
+		{"default", nil, func(v string) bool { return v != "think" }},
+		{"think", map[string]string{"think": "true"}, func(v string) bool { return v == "think" }},
+	}
+	for _, run := range runs {
+		t.Run(run.name, func(t *testing.T) {
+			var cases []contactsv1.GoldenCase
+			for _, c := range all {
+				if run.match(c.Variant) {
+					cases = append(cases, c)
+				}
+			}
+			ctx := context.Background()
+			dir := t.TempDir()
+			writeManifest(t, filepath.Join(dir, "records.parquet"), cases, 4)
+			lg, err := localledger.Open(filepath.Join(dir, "out", "ledger.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lg.Close()
+			q := localqueue.New()
+			store := localblob.Store{}
+			plan, err := planner.Plan(ctx, planner.Deps{Store: store, Ledger: lg, Publisher: q}, planner.Spec{
+				Manifest: filepath.Join(dir, "*.parquet"), Format: contactsv1.Name, Options: run.opts,
+				Output: filepath.Join(dir, "out"), RowGroupsPerShard: 2,
+			})
+			if err != nil {
+				t.Fatalf("Plan: %v", err)
+			}
+			if len(plan.Messages) < 2 {
+				t.Fatalf("planned %d shards, want several (row groups of 4, 2 per shard)", len(plan.Messages))
+			}
+			for _, msg := range plan.Messages {
+				if _, err := shardfn.Process(ctx, shardfn.Deps{Store: store, Ledger: lg}, msg); err != nil {
+					t.Fatalf("shard %d: %v", msg.Shard, err)
+				}
+			}
+
+			// Every row accounted for, per shard and in total.
+			var rowsIn, docsOut int64
+			filtered := map[string]int64{}
+			got := map[string][]map[string]any{} // entry_id -> output rows
+			for _, msg := range plan.Messages {
+				meta, err := corpus.ReadMeta(ctx, store, msg.Output)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !meta.Accounting.Balanced() {
+					t.Errorf("shard %d accounting does not balance: %+v", msg.Shard, meta.Accounting)
+				}
+				rowsIn += meta.Accounting.RowsIn
+				docsOut += meta.Accounting.DocsOut
+				for r, n := range meta.Accounting.Filtered {
+					filtered[r] += n
+				}
+				err = corpus.Read(ctx, store, msg.Output, nil, func(rows *manifest.Rows) error {
+					for _, vals := range rows.Values {
+						row := map[string]any{}
+						for j, name := range rows.Columns {
+							row[name] = vals[j]
+						}
+						id := row["entry_id"].(string)
+						got[id] = append(got[id], row)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantDocs, wantFiltered := 0, 0
+			for _, c := range cases {
+				if c.Outcome == "document" {
+					wantDocs++
+				} else {
+					wantFiltered++
+				}
+			}
+			if rowsIn != int64(len(cases)) || docsOut != int64(wantDocs) || filtered[contactsv1.FilterTooLong] != int64(wantFiltered) {
+				t.Errorf("rows_in %d docs_out %d filtered %v; want %d, %d, %s: %d", rowsIn, docsOut, filtered,
+					len(cases), wantDocs, contactsv1.FilterTooLong, wantFiltered)
+			}
+
+			// Each written row equals the reference's, passthrough included.
+			for k, c := range cases {
+				if c.Outcome != "document" {
+					if len(got[c.Input.EntryID]) != 0 {
+						t.Errorf("%s: filtered by the reference but written", c.Input.EntryID)
+					}
+					continue
+				}
+				rows := got[c.Input.EntryID]
+				if len(rows) == 0 {
+					t.Errorf("%s: no output row", c.Input.EntryID)
+					continue
+				}
+				row := toJSON(t, rows[0])
+				for col, want := range c.Output {
+					if !reflect.DeepEqual(row[col], want) {
+						t.Errorf("%s: column %s = %v, want %v", c.Input.EntryID, col, row[col], want)
+					}
+				}
+				// Duplicate entry ids in the manifest are identical inputs:
+				// find this row's passthrough among them.
+				split := fmt.Sprintf("split-%d", k)
+				found := false
+				for _, r := range rows {
+					found = found || r["split"] == split
+				}
+				if !found {
+					t.Errorf("%s: no output row carries passthrough split=%s", c.Input.EntryID, split)
+				}
+			}
+
+			// DuckDB reads the corpus with the documented types.
+			sql := fmt.Sprintf(`SELECT count(*) AS n, count(DISTINCT split) AS splits,
+				sum(contacts_emitted) AS emitted, sum(len(chain_lengths)) AS chains,
+				count(global_plddt) AS plddt, bool_and(sha1 = sha1(document)) AS sha_ok,
+				typeof(any_value(chain_ids)) AS chain_ids_type,
+				typeof(any_value(highest_contact_degree)) AS degree_type
+				FROM read_parquet('%s')`, filepath.Join(dir, "out", "*.parquet"))
+			rows := duckcheck.Query(t, sql)
+			var wantEmitted, wantChains, wantPLDDT int
+			for _, c := range cases {
+				if c.Outcome == "document" {
+					wantEmitted += int(c.Output["contacts_emitted"].(float64))
+					wantChains += len(c.Output["chain_ids"].([]any))
+					if c.Output["global_plddt"] != nil {
+						wantPLDDT++
+					}
+				}
+			}
+			want := map[string]string{
+				"n": fmt.Sprint(wantDocs), "splits": fmt.Sprint(wantDocs), "emitted": fmt.Sprint(wantEmitted),
+				"chains": fmt.Sprint(wantChains), "plddt": fmt.Sprint(wantPLDDT), "sha_ok": "true",
+				"chain_ids_type": "VARCHAR[]", "degree_type": "DOUBLE",
+			}
+			keys := make([]string, 0, len(want))
+			for k := range want {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if g := fmt.Sprint(rows[0][k]); g != want[k] {
+					t.Errorf("DuckDB %s = %s, want %s", k, g, want[k])
+				}
+			}
+		})
+	}
+}
+
+// toJSON renders a row as decoded JSON values, to compare with the golden.
+func toJSON(t *testing.T, row map[string]any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
