@@ -99,6 +99,9 @@ func parse(data []byte, b *builder) (*document, error) {
 			inFirst = doc.nBlocks == 1
 			if inFirst && k == tData {
 				doc.name = string(data[sp.s:sp.e])
+				if doc.name == "" {
+					doc.name = "#" // gemmi 0.5.7 names an empty data_ block "#"
+				}
 			}
 		case tSave, tStop:
 			// save frames are not used by mmCIF coordinates; their content

@@ -50,6 +50,9 @@ type refChain struct {
 var divergent = map[string]bool{
 	// gemmi: vector::_M_range_check (no block); we: ErrNoBlock.
 	"edge/ciftools_0emp.cif": true,
+	// gemmi: vector::_M_range_check from its metadata reading; the CIF is
+	// valid and has no _atom_site: we read 0 models.
+	"edge/pymmcif_specialTestFile.cif": false,
 }
 
 func loadRefs(t *testing.T) []reference {
@@ -102,6 +105,12 @@ func TestAgreesWithGemmi(t *testing.T) {
 				t.Fatal(err)
 			}
 			st, info, err := ReadInfo(data)
+			if wantErr, ok := divergent[ref.File]; ok && !wantErr {
+				if err != nil || len(st.Models) != 0 {
+					t.Fatalf("want a 0-model reading, got %v", err)
+				}
+				return
+			}
 			if !ref.CifOK || !ref.StructureOK {
 				if err == nil {
 					t.Fatalf("gemmi fails (%s%s) but we read %d models without error", ref.CifErr, ref.StructureErr, len(st.Models))
@@ -154,7 +163,10 @@ func TestAgreesWithGemmi(t *testing.T) {
 			if ref.NContacts == nil {
 				return
 			}
-			poly := m.Chains[0].Polymer()
+			if cc, _ := ref.ContactChainS.(string); cc != m.PrincipalChain().Name {
+				t.Fatalf("contact chain %q, want %q", m.PrincipalChain().Name, cc)
+			}
+			poly := m.PrincipalChain().Polymer()
 			if ref.PLDDT != nil {
 				var sum float64
 				n := 0

@@ -84,3 +84,18 @@ func Contacts(residues []Residue, cutoff float64, minSep int) (contacts []Contac
 	})
 	return contacts, skipped
 }
+
+// PrincipalChain returns the chain that per-structure summaries (contact
+// map, pLDDT mean) describe, as the corpus reference does: the chain named
+// "A" when there is one, else the first chain; nil for an empty model.
+func (m *Model) PrincipalChain() *Chain {
+	for i := range m.Chains {
+		if m.Chains[i].Name == "A" {
+			return &m.Chains[i]
+		}
+	}
+	if len(m.Chains) == 0 {
+		return nil
+	}
+	return &m.Chains[0]
+}
