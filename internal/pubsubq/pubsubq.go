@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"cloud.google.com/go/pubsub/v2"
@@ -152,39 +151,15 @@ func Decode(data []byte, attrs map[string]string) (queue.ShardMessage, error) {
 	return msg, nil
 }
 
-// Validate checks the fields every shard message needs. It does not check
-// URI schemes or buckets: the receiver does that against its configuration.
+// Validate checks a shard message (queue.ShardMessage.Validate, and a
+// bound on Total). It does not check URI schemes or buckets: the receiver
+// does that against its configuration. Errors wrap derrors.ErrPermanent.
 func Validate(msg queue.ShardMessage) error {
-	var problems []string
-	if msg.RunID == "" {
-		problems = append(problems, "run_id is empty")
+	if err := msg.Validate(); err != nil {
+		return derrors.Permanent(err)
 	}
-	if msg.Total <= 0 || msg.Total > 1_000_000 {
-		problems = append(problems, fmt.Sprintf("total %d out of range", msg.Total))
-	}
-	if msg.Shard < 0 || msg.Shard >= msg.Total {
-		problems = append(problems, fmt.Sprintf("shard %d not in [0, %d)", msg.Shard, msg.Total))
-	}
-	if msg.Manifest == "" {
-		problems = append(problems, "manifest is empty")
-	}
-	if msg.Format == "" {
-		problems = append(problems, "format is empty")
-	}
-	if msg.Output == "" {
-		problems = append(problems, "output is empty")
-	}
-	if len(msg.Columns) == 0 {
-		problems = append(problems, "columns is empty")
-	}
-	for _, g := range msg.RowGroups {
-		if g < 0 {
-			problems = append(problems, fmt.Sprintf("negative row group %d", g))
-			break
-		}
-	}
-	if len(problems) > 0 {
-		return derrors.Permanent(fmt.Errorf("invalid shard message: %s", strings.Join(problems, "; ")))
+	if msg.Total > 1_000_000 {
+		return derrors.Permanent(fmt.Errorf("shard message: total %d out of range", msg.Total))
 	}
 	return nil
 }
