@@ -46,6 +46,9 @@ var colNames = [nCols]string{
 // (and no error), so we do the same.
 var requiredCols = []int{cID, cTypeSymbol, cLabelAltID, cLabelAsymID, cX, cY, cZ, cOcc, cBiso, cAuthSeqID}
 
+// defaultModel is the model name gemmi uses without pdbx_PDB_model_num.
+var defaultModel = []byte("1")
+
 type resRec struct {
 	r      structure.Residue // Atoms filled at the end
 	part   int32
@@ -173,7 +176,7 @@ func (b *builder) atomRow(row []val) {
 		return
 	}
 	// model
-	mname := []byte("1")
+	mname := defaultModel
 	if s, _ := b.raw(row, cModelNum); s != nil {
 		mname = s
 	}

@@ -78,7 +78,7 @@ func parse(data []byte, b *builder) (*document, error) {
 		psp      span
 		inFirst  bool
 		rowbuf   []val
-		loopTags []string
+		loopTags []span
 	)
 	for {
 		var (
@@ -156,7 +156,7 @@ func parse(data []byte, b *builder) (*document, error) {
 				if first == nil {
 					first = data[sp.s:sp.e]
 				}
-				loopTags = append(loopTags, string(data[sp.s:sp.e]))
+				loopTags = append(loopTags, sp)
 			}
 			if len(loopTags) == 0 {
 				return nil, &syntaxError{loopStart, "loop_ without tags"}
@@ -174,10 +174,13 @@ func parse(data []byte, b *builder) (*document, error) {
 					t, prefix = &doc.asym, catStructAsym
 				}
 			}
-			names := make([]string, len(loopTags))
-			for i, tg := range loopTags {
-				if len(tg) > len(prefix) {
-					names[i] = lowerTag([]byte(tg[len(prefix):]))
+			var names []string
+			if t != nil || atoms {
+				names = make([]string, len(loopTags))
+				for i, tsp := range loopTags {
+					if tg := data[tsp.s:tsp.e]; len(tg) > len(prefix) {
+						names[i] = lowerTag(tg[len(prefix):])
+					}
 				}
 			}
 			if t != nil {
@@ -190,7 +193,7 @@ func parse(data []byte, b *builder) (*document, error) {
 				}
 				rowbuf = rowbuf[:len(names)]
 			}
-			ncol := len(names)
+			ncol := len(loopTags)
 			col, count := 0, 0
 			for k == tValue || k == tQuoted || k == tText {
 				v := val{sp.s, sp.e, k != tValue}
