@@ -42,8 +42,9 @@ type Deps struct {
 
 // Spec describes a run.
 type Spec struct {
-	// RunID identifies the run; when empty it is derived from the rest of
-	// the spec and the manifest files' names and sizes.
+	// RunID identifies the run; when empty it is derived from the manifest
+	// glob, the files' names and sizes, the format and the options (not the
+	// output folder, so the same build in two folders has the same bytes).
 	RunID string
 	// Manifest is a glob of manifest parquet files.
 	Manifest string
@@ -63,6 +64,9 @@ type Spec struct {
 	// RowGroupsPerShard splits files with many row groups into shards of
 	// this many row groups; 0 means one shard per file.
 	RowGroupsPerShard int
+	// MaxRows, when positive, publishes only the first shards that together
+	// hold at least MaxRows rows (a partial run; the others stay missing).
+	MaxRows int64
 }
 
 // Result is the outcome of planning.
@@ -76,6 +80,9 @@ type Result struct {
 	Schemas    []manifest.Schema
 	Projection manifest.Projection
 	Output     corpus.Schema
+	// ShardRows is each shard's row count, by shard index.
+	ShardRows []int64
+	maxRows   int64
 }
 
 // FooterBytes returns the bytes read from all manifests and their total size.
@@ -97,13 +104,13 @@ func JoinURI(dir, name string) string {
 	return strings.TrimSuffix(dir, "/") + "/" + name
 }
 
-// Plan plans the run and publishes its pending shards. Every manifest is
-// checked before anything is recorded or published: a missing required
-// column, an unreadable file or an empty glob is a permanent error and no
-// work starts. Publishing errors are returned as they are (the adapter
-// classifies them); a retry of Plan is safe.
-func Plan(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
-	defer derrors.Wrap(&err, "planner.Plan(%s)", spec.Manifest)
+// Prepare plans the run without recording or publishing anything: it reads
+// every manifest's footer, checks the required columns, fixes the projection
+// and output schema, and builds every shard's message. A missing required
+// column, an unreadable file or an empty glob is a permanent error, before
+// any work starts. Read-only, so safe to retry.
+func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
+	defer derrors.Wrap(&err, "planner.Prepare(%s)", spec.Manifest)
 	newFormat := deps.NewFormat
 	if newFormat == nil {
 		newFormat = formats.New
@@ -186,6 +193,16 @@ func Plan(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 			parts = append(parts, part{file: i, rgs: rgs})
 		}
 	}
+	for _, pt := range parts {
+		var n int64
+		for rg, rows := range p.Schemas[pt.file].RowGroups {
+			if len(pt.rgs) == 0 || slices.Contains(pt.rgs, rg) {
+				n += rows
+			}
+		}
+		p.ShardRows = append(p.ShardRows, n)
+	}
+	p.maxRows = spec.MaxRows
 	total := len(parts)
 	runOpts := maps.Clone(spec.Options)
 	if runOpts == nil {
@@ -212,12 +229,29 @@ func Plan(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 			LenientMissing: spec.LenientMissing,
 		})
 	}
-	if err := deps.Ledger.CreateRun(ctx, p.Run); err != nil {
-		return nil, err
-	}
-	shards, err := deps.Ledger.Shards(ctx, spec.RunID)
+	return p, nil
+}
+
+// Plan prepares the run (see Prepare), records it in the ledger and
+// publishes every shard not done (see Publish).
+func Plan(ctx context.Context, deps Deps, spec Spec) (*Result, error) {
+	p, err := Prepare(ctx, deps, spec)
 	if err != nil {
 		return nil, err
+	}
+	return p, Publish(ctx, deps, p)
+}
+
+// Publish records p's run in the ledger (idempotent) and publishes the
+// message of every shard that is not done, recording them in p.Published.
+func Publish(ctx context.Context, deps Deps, p *Result) (err error) {
+	defer derrors.Wrap(&err, "planner.Publish(%s)", p.Run.ID)
+	if err := deps.Ledger.CreateRun(ctx, p.Run); err != nil {
+		return err
+	}
+	shards, err := deps.Ledger.Shards(ctx, p.Run.ID)
+	if err != nil {
+		return err
 	}
 	done := map[int]bool{}
 	for _, s := range shards {
@@ -225,16 +259,21 @@ func Plan(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 			done[s.Index] = true
 		}
 	}
+	var rows int64
 	for i, m := range p.Messages {
+		if p.maxRows > 0 && rows >= p.maxRows {
+			break
+		}
+		rows += p.ShardRows[i]
 		if done[i] {
 			continue
 		}
 		if err := deps.Publisher.Publish(ctx, m); err != nil {
-			return p, err
+			return err
 		}
 		p.Published = append(p.Published, i)
 	}
-	return p, nil
+	return nil
 }
 
 func deriveRunID(spec Spec, schemas []manifest.Schema, opts map[string]string) string {
@@ -251,8 +290,7 @@ func deriveRunID(spec Spec, schemas []manifest.Schema, opts map[string]string) s
 		Files    []file
 		Format   string
 		Options  map[string]string
-		Output   string
-	}{spec.Manifest, files, spec.Format, opts, spec.Output})
+	}{spec.Manifest, files, spec.Format, opts})
 	h := sha256.Sum256(js)
 	return "run-" + hex.EncodeToString(h[:8])
 }

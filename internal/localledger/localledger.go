@@ -302,3 +302,36 @@ func (l *Ledger) Shards(ctx context.Context, runID string) ([]ledger.Shard, erro
 	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	return out, nil
 }
+
+// Snapshot reads the ledger at path without locking or changing it (for
+// status while a run may be writing): every run, and every run's shards by
+// index. A torn last line is ignored.
+func Snapshot(path string) (runs []ledger.Run, shards map[string][]ledger.Shard, err error) {
+	defer derrors.Wrap(&err, "localledger.Snapshot(%s)", path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, fmt.Errorf("%w: no ledger (is this a run's output folder?)", derrors.ErrNotFound)
+		}
+		return nil, nil, err
+	}
+	l := &Ledger{runs: map[string]ledger.Run{}, shards: map[key]ledger.Shard{}}
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break // torn last line
+		}
+		var e entry
+		if err := json.Unmarshal(data[:i], &e); err != nil {
+			return nil, nil, derrors.Permanent(fmt.Errorf("corrupt ledger line: %w", err))
+		}
+		l.apply(e)
+		data = data[i+1:]
+	}
+	runs = l.Runs()
+	shards = map[string][]ledger.Shard{}
+	for _, r := range runs {
+		shards[r.ID], _ = l.Shards(context.Background(), r.ID)
+	}
+	return runs, shards, nil
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/localrun"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/synth"
+	"github.com/foldcorpus/foldcorpus/planner"
+	"github.com/foldcorpus/foldcorpus/shardfn"
+)
+
+func init() {
+	register("run", "build a corpus locally from a manifest (or the embedded sample); rerun to resume", runRun)
+}
+
+// optFlags collects repeated --opt key=value flags.
+type optFlags map[string]string
+
+func (o optFlags) String() string { return fmt.Sprint(map[string]string(o)) }
+func (o optFlags) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want key=value, got %q", v)
+	}
+	o[k] = val
+	return nil
+}
+
+// runFlags are the flags shared by run and smoke.
+type runFlags struct {
+	manifest, out, format, uriCol, textCol, prefix string
+	workers, fetchConc, numDocs, rgPerShard         int
+	lenient                                         bool
+	plddtMin                                        string
+	opts                                            optFlags
+}
+
+func (rf *runFlags) register(fs *flag.FlagSet) {
+	rf.opts = optFlags{}
+	fs.StringVar(&rf.manifest, "manifest", "", "manifest parquet glob (path or file:// URI); empty: build and use the embedded synthetic sample")
+	fs.StringVar(&rf.out, "out", "", "output folder (required); holds the shard files and the ledger _ledger.jsonl")
+	fs.StringVar(&rf.format, "format", "contacts-and-distances-v2", "document format")
+	fs.StringVar(&rf.uriCol, "cif-uri-column", manifest.DefaultURIColumn, "manifest column of per-row mmCIF object URIs")
+	fs.StringVar(&rf.textCol, "cif-text-column", "", "manifest column of inline mmCIF text (selects the inline path, e.g. cif_content)")
+	fs.StringVar(&rf.prefix, "prefix", "part", "output file name prefix: PREFIX-SSSSS-of-TTTTT.parquet")
+	fs.IntVar(&rf.workers, "workers", 0, "shards processed at once (default: number of CPUs)")
+	fs.IntVar(&rf.fetchConc, "fetch-concurrency", shardfn.DefaultFetchConcurrency, "object fetches in flight per shard")
+	fs.IntVar(&rf.numDocs, "num-docs", 0, "rows to process: the first shards covering N rows (sample: its size, default 64)")
+	fs.IntVar(&rf.rgPerShard, "row-groups-per-shard", 0, "split manifest files into shards of N row groups (0: one shard per file)")
+	fs.BoolVar(&rf.lenient, "lenient-missing", false, "skip (and count) rows whose object is missing instead of failing the shard")
+	fs.StringVar(&rf.plddtMin, "residue-plddt-min", "", "format option residue_plddt_min (contacts-and-distances-v2; default 70)")
+	fs.Var(rf.opts, "opt", "format option key=value (repeatable)")
+}
+
+// spec resolves the flags into a planner spec, writing the embedded sample
+// when no manifest is given.
+func (rf *runFlags) spec(ctx context.Context) (planner.Spec, error) {
+	if rf.out == "" {
+		return planner.Spec{}, &exitError{2, errors.New("--out DIR is required")}
+	}
+	out, err := filepath.Abs(rf.out)
+	if err != nil {
+		return planner.Spec{}, err
+	}
+	glob := rf.manifest
+	if glob == "" {
+		n := rf.numDocs
+		if n <= 0 {
+			n = 64
+		}
+		glob, err = synth.WriteSample(ctx, localblob.Store{}, filepath.Join(out, "_sample"), n, 4)
+		if err != nil {
+			return planner.Spec{}, err
+		}
+		fmt.Fprintf(os.Stderr, "no --manifest: using the embedded synthetic sample (%d structures): %s\n", n, glob)
+	} else if !strings.Contains(glob, "://") {
+		if glob, err = filepath.Abs(glob); err != nil {
+			return planner.Spec{}, err
+		}
+	}
+	opts := map[string]string{}
+	for k, v := range rf.opts {
+		opts[k] = v
+	}
+	if rf.plddtMin != "" {
+		opts["residue_plddt_min"] = rf.plddtMin
+	}
+	s := planner.Spec{Manifest: glob, Format: rf.format, Options: opts, URIColumn: rf.uriCol,
+		TextColumn: rf.textCol, LenientMissing: rf.lenient, Output: out, Prefix: rf.prefix,
+		RowGroupsPerShard: rf.rgPerShard}
+	if rf.manifest != "" && rf.numDocs > 0 {
+		s.MaxRows = int64(rf.numDocs)
+	}
+	return s, nil
+}
+
+func runRun(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var rf runFlags
+	rf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return &exitError{2, err}
+	}
+	spec, err := rf.spec(ctx)
+	if err != nil {
+		return err
+	}
+	prog := newProgress(os.Stderr, isTerminal(os.Stderr))
+	cfg := localrun.Config{
+		Spec: spec, Workers: rf.workers, FetchConcurrency: rf.fetchConc, Parse: mmcif.Read,
+		OnPlan:  prog.plan,
+		OnRow:   prog.row,
+		OnShard: prog.shard,
+	}
+	sum, err := localrun.Run(ctx, cfg)
+	prog.stop()
+	if sum != nil {
+		read, size := sum.Plan.FooterBytes()
+		fmt.Fprintf(os.Stderr, "run %s: %d shards (%d done now, %d already done, %d failed), %d docs in %s; manifest footers: %d of %d bytes read\n",
+			sum.Plan.Run.ID, sum.Plan.Run.Shards, sum.Done, sum.AlreadyDone, len(sum.Failed), prog.docs.Load(), sum.Wall.Round(time.Millisecond), read, size)
+		for _, f := range sum.Failed {
+			fmt.Fprintf(os.Stderr, "  shard %d FAILED: %v\n", f.Shard, f.Err)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted; rerun the same command to resume: %w", err)
+		}
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "output: %s (see `foldcorpus status %s`)\n", spec.Output, rf.out)
+	return nil
+}
+
+// progress shows shards, docs, docs/s and ETA: a redrawn bar on a terminal,
+// plain lines (at most every 2 s, and per shard) otherwise.
+type progress struct {
+	w          io.Writer
+	tty        bool
+	start      time.Time
+	totalRows  int64
+	shards     int
+	shardsDone atomic.Int64
+	rows, docs atomic.Int64
+	mu         sync.Mutex
+	last       time.Time
+}
+
+func newProgress(w io.Writer, tty bool) *progress {
+	return &progress{w: w, tty: tty, start: time.Now()}
+}
+
+func (p *progress) plan(r *planner.Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.shards = len(r.Published)
+	for _, i := range r.Published {
+		p.totalRows += r.ShardRows[i]
+	}
+	read, size := r.FooterBytes()
+	fmt.Fprintf(p.w, "run %s: %d shards, %d to process (%d rows); schema from footers: %d of %d bytes read\n",
+		r.Run.ID, r.Run.Shards, len(r.Published), p.totalRows, read, size)
+}
+
+func (p *progress) row(outcome string) {
+	p.rows.Add(1)
+	if outcome == "doc" {
+		p.docs.Add(1)
+	}
+	p.draw(false)
+}
+
+func (p *progress) shard(res shardfn.Result, err error) {
+	if err == nil && !res.AlreadyDone {
+		p.shardsDone.Add(1)
+	}
+	p.draw(true)
+}
+
+func (p *progress) draw(force bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	every := 2 * time.Second
+	if p.tty {
+		every = 100 * time.Millisecond
+	}
+	if !force && now.Sub(p.last) < every {
+		return
+	}
+	p.last = now
+	el := now.Sub(p.start).Seconds()
+	rows, docs := p.rows.Load(), p.docs.Load()
+	rate := float64(docs) / max(el, 1e-9)
+	eta := "?"
+	if rows > 0 && p.totalRows > 0 {
+		eta = (time.Duration(el*float64(p.totalRows-rows)/float64(rows)) * time.Second / time.Second).Round(time.Second).String()
+	}
+	line := fmt.Sprintf("shards %d/%d  docs %d  %.1f docs/s  ETA %s", p.shardsDone.Load(), p.shards, docs, rate, eta)
+	if p.tty {
+		const width = 30
+		filled := 0
+		if p.totalRows > 0 {
+			filled = int(width * rows / p.totalRows)
+		}
+		fmt.Fprintf(p.w, "\r[%s%s] %s ", strings.Repeat("#", filled), strings.Repeat(".", width-filled), line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+func (p *progress) stop() {
+	p.draw(true)
+	if p.tty {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

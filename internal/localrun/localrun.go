@@ -1,0 +1,180 @@
+// Package localrun runs a whole corpus build on one machine with the same
+// planner and shardfn code as the cloud: local files and file:// URIs, an
+// in-process queue, and a ledger file in the output folder, so a rerun after
+// any interruption processes only the shards not done.
+package localrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/localledger"
+	"github.com/foldcorpus/foldcorpus/internal/localqueue"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+	"github.com/foldcorpus/foldcorpus/planner"
+	"github.com/foldcorpus/foldcorpus/shardfn"
+)
+
+// Config is a local run.
+type Config struct {
+	// Spec is the run; Spec.Output must be a local folder.
+	Spec planner.Spec
+	// Workers is the number of shards processed at once (GOMAXPROCS when 0).
+	Workers int
+	// FetchConcurrency bounds fetches in flight per shard (32 when 0).
+	FetchConcurrency int
+	// Parse reads mmCIF (required for structure formats).
+	Parse func([]byte) (*structure.Structure, error)
+	// NewFormat resolves formats (formats.New when nil).
+	NewFormat func(name string, opts map[string]string) (format.Format, error)
+	// Store serves manifests and objects (localblob.Store when nil).
+	Store blob.Store
+	// OnPlan is called once the run is planned.
+	OnPlan func(p *planner.Result)
+	// OnRow is called for every row written (from several goroutines; it
+	// must be safe for concurrent use).
+	OnRow func(outcome string)
+	// OnShard is called after each shard (from several goroutines).
+	OnShard func(res shardfn.Result, err error)
+	// Retries is how many times a transiently failing shard is retried (2
+	// when 0; negative for none).
+	Retries int
+}
+
+// Summary is the outcome of a run.
+type Summary struct {
+	Plan        *planner.Result
+	Done        int // shards completed in this invocation
+	AlreadyDone int // shards found done (skipped)
+	Failed      []ShardError
+	Wall        time.Duration
+}
+
+// ShardError is a shard that failed.
+type ShardError struct {
+	Shard int
+	Err   error
+}
+
+// ErrIncomplete is wrapped by Run when some shards failed.
+var ErrIncomplete = errors.New("run incomplete")
+
+// Run plans the run and processes every shard not done. It holds the
+// output folder's ledger lock for its duration (a second concurrent run on
+// the same folder fails). A folder that already holds a different run is an
+// error (use another --out). When ctx is cancelled it stops promptly and
+// returns ctx's error; rerunning resumes. If any shard failed it returns an
+// error wrapping ErrIncomplete after processing all the others.
+func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
+	defer derrors.Wrap(&err, "localrun.Run")
+	start := time.Now()
+	out, err := localblob.Path(cfg.Spec.Output)
+	if err != nil {
+		return nil, err
+	}
+	led, err := localledger.Open(filepath.Join(out, localledger.FileName))
+	if err != nil {
+		return nil, err
+	}
+	defer led.Close()
+	if _, err := localblob.RemoveTemps(out); err != nil {
+		return nil, err
+	}
+	store := cfg.Store
+	if store == nil {
+		store = localblob.Store{}
+	}
+	q := localqueue.New()
+	pdeps := planner.Deps{Store: store, Ledger: led, Publisher: q, NewFormat: cfg.NewFormat}
+	p, err := planner.Prepare(ctx, pdeps, cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range led.Runs() {
+		if r.ID != p.Run.ID {
+			return nil, derrors.Permanent(fmt.Errorf("%s already holds run %s (manifest %s, format %s) and this is run %s: use another --out, or rerun the same command",
+				out, r.ID, r.Manifest, r.Format, p.Run.ID))
+		}
+	}
+	if err := planner.Publish(ctx, pdeps, p); err != nil {
+		return nil, err
+	}
+	q.Close()
+	sum := &Summary{Plan: p}
+	if shards, err := led.Shards(ctx, p.Run.ID); err == nil {
+		for _, s := range shards {
+			if s.Status == ledger.Done {
+				sum.AlreadyDone++
+			}
+		}
+	}
+	if cfg.OnPlan != nil {
+		cfg.OnPlan(p)
+	}
+	deps := shardfn.Deps{Store: store, Ledger: led, Parse: cfg.Parse, NewFormat: cfg.NewFormat,
+		FetchConcurrency: cfg.FetchConcurrency, OnRow: cfg.OnRow}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	retries := cfg.Retries
+	if retries == 0 {
+		retries = 2
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				msg, ok := q.Receive(ctx)
+				if !ok {
+					return
+				}
+				var res shardfn.Result
+				var err error
+				for attempt := 0; ; attempt++ {
+					res, err = shardfn.Process(ctx, deps, msg)
+					if err == nil || !errors.Is(err, derrors.ErrTransient) || attempt >= retries || ctx.Err() != nil {
+						break
+					}
+					time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+				}
+				if cfg.OnShard != nil {
+					cfg.OnShard(res, err)
+				}
+				mu.Lock()
+				switch {
+				case ctx.Err() != nil:
+				case err != nil:
+					sum.Failed = append(sum.Failed, ShardError{msg.Shard, err})
+				case res.AlreadyDone:
+				default:
+					sum.Done++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	sum.Wall = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		return sum, err
+	}
+	if len(sum.Failed) > 0 {
+		return sum, fmt.Errorf("%w: %d of %d shards failed (first: shard %d: %v)", ErrIncomplete,
+			len(sum.Failed), p.Run.Shards, sum.Failed[0].Shard, sum.Failed[0].Err)
+	}
+	return sum, nil
+}
