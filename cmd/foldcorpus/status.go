@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/localledger"
+)
+
+// cloudStatus, when set (by the cloud commands' file), serves
+// `status --run ID`: the status of a cloud run from its ledger.
+var cloudStatus func(ctx context.Context, args []string) error
+
+func init() {
+	register("status", "show a run's ledger: done, failed (entry id + error), missing, filter counts (status DIR | --run ID)", runStatus)
+}
+
+func runStatus(ctx context.Context, args []string) error {
+	for _, a := range args {
+		if a == "--run" || a == "-run" || len(a) > 6 && (a[:6] == "--run=" || a[:5] == "-run=") {
+			if cloudStatus == nil {
+				return &exitError{2, errors.New("status --run needs the cloud commands (not built in)")}
+			}
+			return cloudStatus(ctx, args)
+		}
+	}
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return &exitError{2, err}
+	}
+	if fs.NArg() != 1 {
+		return &exitError{2, errors.New("usage: foldcorpus status DIR")}
+	}
+	runs, shards, err := localledger.Snapshot(filepath.Join(fs.Arg(0), localledger.FileName))
+	if err != nil {
+		return err
+	}
+	complete := len(runs) > 0
+	for _, r := range runs {
+		if !printRunStatus(r, shards[r.ID]) {
+			complete = false
+		}
+	}
+	if !complete {
+		return &exitError{1, errors.New("run not complete")}
+	}
+	return nil
+}
+
+// printRunStatus prints one run and reports whether it is complete.
+func printRunStatus(r ledger.Run, shards []ledger.Shard) bool {
+	var done, failed, missing int
+	var tot ledger.Counts
+	tot.Filtered = map[string]int64{}
+	for _, s := range shards {
+		switch s.Status {
+		case ledger.Done:
+			done++
+			tot.RowsIn += s.Counts.RowsIn
+			tot.DocsOut += s.Counts.DocsOut
+			tot.Skipped += s.Counts.Skipped
+			for k, v := range s.Counts.Filtered {
+				tot.Filtered[k] += v
+			}
+		case ledger.Failed, ledger.DeadLettered:
+			failed++
+		default:
+			missing++
+		}
+	}
+	missing += r.Shards - len(shards)
+	fmt.Printf("run %s\n  manifest %s\n  format   %s\n  output   %s\n", r.ID, r.Manifest, r.Format, r.Output)
+	fmt.Printf("  shards   %d total, %d done, %d failed, %d missing\n", r.Shards, done, failed, missing)
+	fmt.Printf("  rows     %d in, %d docs out, %d skipped (missing objects)\n", tot.RowsIn, tot.DocsOut, tot.Skipped)
+	reasons := make([]string, 0, len(tot.Filtered))
+	for k := range tot.Filtered {
+		reasons = append(reasons, k)
+	}
+	sort.Strings(reasons)
+	for _, k := range reasons {
+		fmt.Printf("  filtered %-20s %d\n", k, tot.Filtered[k])
+	}
+	for _, s := range shards {
+		switch s.Status {
+		case ledger.Failed, ledger.DeadLettered:
+			fmt.Printf("  %s shard %05d (attempts %d): entry %s: %s\n", s.Status, s.Index, s.Attempts, orDash(s.EntryID), s.Error)
+		case ledger.Pending, ledger.Running:
+			fmt.Printf("  missing shard %05d (%s, attempts %d)\n", s.Index, s.Status, s.Attempts)
+		}
+	}
+	ok := done == r.Shards
+	if ok {
+		fmt.Println("  COMPLETE")
+	} else {
+		fmt.Fprintf(os.Stdout, "  NOT COMPLETE: rerun the same `foldcorpus run` command to process the %d shards not done\n", failed+missing)
+	}
+	return ok
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
