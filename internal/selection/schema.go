@@ -79,7 +79,11 @@ func (c column) outputType(duckType string) (string, error) {
 
 // describe returns column name -> DuckDB type of one parquet file.
 func describe(ctx context.Context, db *sql.DB, file string) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "DESCRIBE SELECT * FROM read_parquet("+quote(file)+")")
+	return describeQuery(ctx, db, "DESCRIBE SELECT * FROM read_parquet("+quote(file)+")")
+}
+
+func describeQuery(ctx context.Context, db *sql.DB, q string) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +108,73 @@ func describe(ctx context.Context, db *sql.DB, file string) (map[string]string, 
 // (present in all files) with the type each is cast to. A missing required
 // column, a column of the wrong type, or an optional column present in some
 // files but not others is a permanent error naming the file.
+//
+// The common case (all files alike and right) costs two queries over the
+// footers; only when they find a problem are the files described one by one
+// (about 2 ms each) to name the file at fault.
 func plan(ctx context.Context, db *sql.DB, files []string) (cols []column, casts map[string]string, err error) {
+	if cols, casts, ok := planFast(ctx, db, files); ok {
+		return cols, casts, nil
+	}
+	return planEach(ctx, db, files)
+}
+
+// planFast answers ok only when every column selection reads has one
+// physical type across all files, is present in all of them or none, and
+// the unified DuckDB types are of the right kinds.
+func planFast(ctx context.Context, db *sql.DB, files []string) (cols []column, casts map[string]string, ok bool) {
+	list := make([]string, len(files))
+	for i, f := range files {
+		list[i] = quote(f)
+	}
+	var names []string
+	for _, c := range columns {
+		names = append(names, quote(c.name))
+	}
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT name, count(*), count(DISTINCT concat_ws('/', type, converted_type, logical_type))
+FROM parquet_schema([%s]) WHERE name IN (%s) GROUP BY name`, strings.Join(list, ", "), strings.Join(names, ", ")))
+	if err != nil {
+		return nil, nil, false
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	for rows.Next() {
+		var name string
+		var n, variants int
+		if err := rows.Scan(&name, &n, &variants); err != nil || n != len(files) || variants != 1 {
+			return nil, nil, false
+		}
+		seen[name] = true
+	}
+	if rows.Err() != nil {
+		return nil, nil, false
+	}
+	var sel []string
+	for _, c := range columns {
+		if seen[c.name] {
+			cols = append(cols, c)
+			sel = append(sel, ident(c.name))
+		} else if c.required {
+			return nil, nil, false
+		}
+	}
+	types, err := describeQuery(ctx, db, fmt.Sprintf("DESCRIBE SELECT %s FROM read_parquet([%s])", strings.Join(sel, ", "), strings.Join(list, ", ")))
+	if err != nil {
+		return nil, nil, false
+	}
+	casts = map[string]string{}
+	for _, c := range cols {
+		out, err := c.outputType(types[c.name])
+		if err != nil {
+			return nil, nil, false
+		}
+		casts[c.name] = out
+	}
+	return cols, casts, true
+}
+
+// planEach describes the files one by one.
+func planEach(ctx context.Context, db *sql.DB, files []string) (cols []column, casts map[string]string, err error) {
 	casts = map[string]string{}
 	var first map[string]string
 	for i, f := range files {

@@ -205,6 +205,9 @@ func Select(ctx context.Context, opts Options) (st *Stats, err error) {
 	if err := os.WriteFile(filepath.Join(staging, StatsFile), append(b, '\n'), 0o644); err != nil {
 		return nil, err
 	}
+	if err := os.Chmod(staging, 0o755); err != nil { // MkdirTemp made it 0700
+		return nil, err
+	}
 	os.Remove(opts.OutDir) // an empty OutDir is replaced; a non-empty one makes Rename fail
 	if err := os.Rename(staging, opts.OutDir); err != nil {
 		return nil, err

@@ -514,3 +514,42 @@ func TestSelectBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanFastAgreesWithEach checks that the two-query schema check accepts
+// good manifests with the same result as the file-by-file one, and refuses
+// (leaving the error to the file-by-file check) when files disagree.
+func TestPlanFastAgreesWithEach(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	paths, err := synthmanifest.Generate(ctx, dir, synthmanifest.Config{Rows: 300, Files: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := openDB(ctx, Options{Threads: 1}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	fc, fcast, ok := planFast(ctx, db, paths)
+	if !ok {
+		t.Fatal("planFast refused a good manifest")
+	}
+	ec, ecast, err := planEach(ctx, db, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(fc, ec) || fmt.Sprint(fcast) != fmt.Sprint(ecast) {
+		t.Errorf("planFast = %v %v, planEach = %v %v", fc, fcast, ec, ecast)
+	}
+	odd := filepath.Join(dir, "odd.parquet")
+	if err := synthmanifest.WriteTable(odd, []synthmanifest.Column{
+		{Name: "entry_id", Values: []string{"x"}}, {Name: "gcs_uri", Values: []string{"u"}},
+		{Name: "split", Values: []string{"train"}}, {Name: "struct_cluster_id", Values: []string{"C"}},
+		{Name: "global_plddt", Values: []float32{1}}, {Name: "seq_len", Values: []int32{10}},
+	}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := planFast(ctx, db, append(paths, odd)); ok {
+		t.Error("planFast accepted files with different columns and types")
+	}
+}
