@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,6 +42,9 @@ type Options struct {
 	ContextLength int
 	// Concurrency bounds the files read at once (default 16).
 	Concurrency int
+	// SkipDocuments leaves the document column unread even for
+	// contacts-and-distances-v2 (no statement mix; tokens from num_tokens).
+	SkipDocuments bool
 	// Pattern is the glob of output files under the directory (default
 	// "*.parquet").
 	Pattern string
@@ -78,7 +82,7 @@ func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep
 	if format == "" && opts.Run != nil {
 		format = opts.Run.Format
 	}
-	if format == "" && len(uris) > 0 {
+	if format == "" && len(uris) > 0 && !opts.SkipDocuments {
 		// the format named in the first file's footer decides whether
 		// documents are read at all.
 		meta, err := readMeta(ctx, store, uris[0])
@@ -92,7 +96,7 @@ func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep
 	g.SetLimit(opts.Concurrency)
 	for i, u := range uris {
 		g.Go(func() error {
-			sf, err := readShard(gctx, store, u, format == CADv2)
+			sf, err := readShard(gctx, store, u, format == CADv2 && !opts.SkipDocuments)
 			files[i] = sf
 			return err
 		})
@@ -308,7 +312,8 @@ func (r *Report) draw(files []*shardFile, opts Options) error {
 }
 
 // accountingBars lists rows in, documents out, each filter reason (sorted),
-// skipped, and failed/missing shards, bottom to top.
+// skipped, and failed/missing shards, top to bottom (the plot's y axis runs
+// upwards, so they are returned reversed).
 func accountingBars(a Accounting) ([]string, []float64) {
 	labels := []string{"rows in", "documents out"}
 	v := []float64{float64(a.RowsIn), float64(a.DocsOut)}
@@ -323,5 +328,7 @@ func accountingBars(a Accounting) ([]string, []float64) {
 	}
 	labels = append(labels, "skipped", "failed shards", "missing shards")
 	v = append(v, float64(a.Skipped), float64(a.ShardsFailed), float64(a.ShardsMissing))
+	slices.Reverse(labels)
+	slices.Reverse(v)
 	return labels, v
 }

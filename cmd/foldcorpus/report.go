@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"cloud.google.com/go/storage"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
+	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/localledger"
+	"github.com/foldcorpus/foldcorpus/internal/report"
+)
+
+func init() {
+	register("report", "write report/summary.json and report/index.html (plots) for a run's output (DIR or gs://...)", runReport)
+	registerBench("report", "time the report of a synthetic many-shard run, projected vs reading every column", benchReport)
+}
+
+// reportConfig is what `foldcorpus report` takes from its flags.
+type reportConfig struct {
+	format           string
+	contextLength    int
+	runID            string
+	firestoreProject string
+	quiet            bool
+}
+
+func runReport(ctx context.Context, args []string) error {
+	fl := flag.NewFlagSet("report", flag.ContinueOnError)
+	var cfg reportConfig
+	fl.StringVar(&cfg.format, "format", "", "format of the run (default: from the ledger or the files' metadata)")
+	fl.IntVar(&cfg.contextLength, "context-length", 8192, "context length for context fill (tokens / context length)")
+	fl.StringVar(&cfg.runID, "run", "", "run id in the ledger (default: the latest run of the output)")
+	fl.StringVar(&cfg.firestoreProject, "firestore-project", "", "gs:// output: read the ledger from Firestore in this project (default: the files' metadata only)")
+	fl.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: foldcorpus report [flags] DIR\n\nDIR is a run's output folder (a path, file:// or gs:// URI).")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return &exitError{2, err}
+	}
+	if fl.NArg() != 1 {
+		fl.Usage()
+		return &exitError{2, fmt.Errorf("want one output folder, got %d arguments", fl.NArg())}
+	}
+	index, err := buildReport(ctx, fl.Arg(0), cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Println(index)
+	return nil
+}
+
+// writeReport builds the report of the run in outDir with the defaults and
+// returns the path (or URI) of its index.html. `run` calls it when it
+// finishes. Rerunning it replaces a local report with the current one.
+func writeReport(ctx context.Context, outDir string) (string, error) {
+	return buildReport(ctx, outDir, reportConfig{quiet: true})
+}
+
+func buildReport(ctx context.Context, dir string, cfg reportConfig) (string, error) {
+	opts := report.Options{Format: cfg.format, ContextLength: cfg.contextLength}
+	var store blob.Store
+	if strings.HasPrefix(dir, "gs://") {
+		client, err := storage.NewClient(ctx)
+		if err != nil {
+			return "", fmt.Errorf("report: storage client: %w", err)
+		}
+		defer client.Close()
+		store = gcs.New(client, gcs.Options{})
+		if cfg.firestoreProject != "" {
+			if err := firestoreShards(ctx, cfg, &opts); err != nil {
+				return "", err
+			}
+		}
+	} else {
+		store = localblob.Store{}
+		path, err := localblob.Path(dir)
+		if err != nil {
+			return "", err
+		}
+		dir = path
+		run, shards, err := readLocalLedger(filepath.Join(path, localledger.FileName), cfg.runID)
+		if err != nil {
+			return "", err
+		}
+		opts.Run, opts.Shards = run, shards
+	}
+	rep, err := report.Build(ctx, store, dir, opts)
+	if err != nil {
+		return "", err
+	}
+	if !cfg.quiet {
+		a := rep.Summary.Accounting
+		fmt.Fprintf(os.Stderr, "report: %d files, %d documents; rows in %d, docs out %d, filtered %v, skipped %d; %d failed, %d missing shards; read %d of %d bytes\n",
+			rep.Summary.Files, rep.Summary.Documents, a.RowsIn, a.DocsOut, a.Filtered, a.Skipped, a.ShardsFailed, a.ShardsMissing,
+			rep.Summary.IO.BytesRead, rep.Summary.IO.BytesTotal)
+	}
+	if strings.HasPrefix(dir, "gs://") {
+		if err := rep.WriteStore(ctx, store, dir); err != nil {
+			return "", err
+		}
+		return report.IndexURI(dir), nil
+	}
+	return rep.WriteDir(ctx, dir)
+}
+
+func firestoreShards(ctx context.Context, cfg reportConfig, opts *report.Options) error {
+	if cfg.runID == "" {
+		return &exitError{2, errors.New("report: --firestore-project needs --run")}
+	}
+	client, err := firestore.NewClient(ctx, cfg.firestoreProject)
+	if err != nil {
+		return fmt.Errorf("report: firestore client: %w", err)
+	}
+	defer client.Close()
+	l := firestoreledger.New(client, firestoreledger.Options{})
+	run, err := l.GetRun(ctx, cfg.runID)
+	if err != nil {
+		return err
+	}
+	shards, err := l.Shards(ctx, cfg.runID)
+	if err != nil {
+		return err
+	}
+	opts.Run, opts.Shards = &run, shards
+	return nil
+}
+
+// readLocalLedger reads the local ledger file without locking it (a run may
+// hold its lock while it writes the report): the last record of each run and
+// shard wins, and a torn last line is ignored, as localledger replays it. It
+// returns the run named runID, or the latest run recorded; none when the
+// file does not exist.
+func readLocalLedger(path, runID string) (*ledger.Run, []ledger.Shard, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("report: reading ledger: %w", err)
+	}
+	runs := map[string]ledger.Run{}
+	var order []string
+	shards := map[string]map[int]ledger.Shard{}
+	// Only newline-terminated lines are records; an unterminated tail, or a
+	// bad last line, is the torn write of a writer that died.
+	lines := bytes.Split(data[:bytes.LastIndexByte(data, '\n')+1], []byte("\n"))
+	for i, ln := range lines {
+		if len(ln) == 0 {
+			continue
+		}
+		var e struct {
+			Run   *ledger.Run   `json:"run"`
+			Shard *ledger.Shard `json:"shard"`
+		}
+		if err := json.Unmarshal(ln, &e); err != nil {
+			if i == len(lines)-2 {
+				break
+			}
+			return nil, nil, fmt.Errorf("report: ledger %s line %d: %w", path, i+1, err)
+		}
+		if e.Run != nil {
+			if _, seen := runs[e.Run.ID]; !seen {
+				order = append(order, e.Run.ID)
+			}
+			runs[e.Run.ID] = *e.Run
+		}
+		if e.Shard != nil {
+			if shards[e.Shard.RunID] == nil {
+				shards[e.Shard.RunID] = map[int]ledger.Shard{}
+			}
+			shards[e.Shard.RunID][e.Shard.Index] = *e.Shard
+		}
+	}
+	if len(order) == 0 {
+		return nil, nil, nil
+	}
+	if runID == "" {
+		runID = order[len(order)-1]
+	}
+	run, ok := runs[runID]
+	if !ok {
+		return nil, nil, fmt.Errorf("report: run %q not in ledger %s (runs: %v)", runID, path, order)
+	}
+	var out []ledger.Shard
+	for i := 0; i < run.Shards; i++ {
+		if s, ok := shards[runID][i]; ok {
+			out = append(out, s)
+		}
+	}
+	return &run, out, nil
+}
+
+// benchReport writes a synthetic run (default 2,000 shards) into a temporary
+// folder, then times, side by side in this process, the report (footer plus
+// its columns, plots, page) and the baseline of reading every column of
+// every file; it prints medians over the trials and the bytes each read.
+func benchReport(ctx context.Context, args []string) error {
+	fl := flag.NewFlagSet("bench report", flag.ContinueOnError)
+	shards := fl.Int("shards", 2000, "output files of the synthetic run")
+	rows := fl.Int("rows", 4, "rows per shard")
+	trials := fl.Int("trials", 5, "trials (medians are printed)")
+	keep := fl.String("dir", "", "write the synthetic run here and keep it (default: a temporary folder)")
+	if err := fl.Parse(args); err != nil {
+		return &exitError{2, err}
+	}
+	dir := *keep
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "foldcorpus-bench-report-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	store := localblob.Store{}
+	t0 := time.Now()
+	ledgerShards, err := report.WriteSynthetic(ctx, store, dir, report.SynthConfig{Shards: *shards, RowsPerShard: *rows, FailEvery: 500, Missing: true, Seed: 1})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("synthetic run: %d shards x %d rows written in %.2f s to %s\n", *shards, *rows, time.Since(t0).Seconds(), dir)
+	var tReport, tWrite, tFull, tNumbers []float64
+	var sum, sumNumbers report.Summary
+	var fullBytes, fullRows int64
+	for i := 0; i < *trials; i++ {
+		t := time.Now()
+		rep, err := report.Build(ctx, store, dir, report.Options{Shards: ledgerShards})
+		if err != nil {
+			return err
+		}
+		tReport = append(tReport, time.Since(t).Seconds())
+		t = time.Now()
+		if _, err := rep.WriteDir(ctx, dir); err != nil {
+			return err
+		}
+		tWrite = append(tWrite, time.Since(t).Seconds())
+		sum = rep.Summary
+		t = time.Now()
+		rep, err = report.Build(ctx, store, dir, report.Options{Shards: ledgerShards, SkipDocuments: true})
+		if err != nil {
+			return err
+		}
+		tNumbers = append(tNumbers, time.Since(t).Seconds())
+		sumNumbers = rep.Summary
+		t = time.Now()
+		fullBytes, fullRows, err = report.FullRead(ctx, store, dir)
+		if err != nil {
+			return err
+		}
+		tFull = append(tFull, time.Since(t).Seconds())
+	}
+	med := func(v []float64) float64 {
+		s := slices.Clone(v)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	fmt.Printf("report (read footer + %v, %d plots, summary, page): median %.3f s (min %.3f) over %d trials, + write %.3f s\n",
+		sum.IO.ColumnsRead, len(sum.Plots), med(tReport), slices.Min(tReport), *trials, med(tWrite))
+	fmt.Printf("  read %d of %d bytes (%.1f%%) from %d files, %d documents\n",
+		sum.IO.BytesRead, sum.IO.BytesTotal, 100*float64(sum.IO.BytesRead)/float64(sum.IO.BytesTotal), sum.Files, sum.Documents)
+	fmt.Printf("report without the statement mix (read footer + %v, %d plots): median %.3f s (min %.3f), read %d bytes (%.1f%%)\n",
+		sumNumbers.IO.ColumnsRead, len(sumNumbers.Plots), med(tNumbers), slices.Min(tNumbers),
+		sumNumbers.IO.BytesRead, 100*float64(sumNumbers.IO.BytesRead)/float64(sumNumbers.IO.BytesTotal))
+	fmt.Printf("baseline (read every column of every file, no plots): median %.3f s (min %.3f), %d bytes, %d rows\n",
+		med(tFull), slices.Min(tFull), fullBytes, fullRows)
+	fmt.Printf("ratio report/baseline: time %.2fx, bytes %.2fx\n", med(tReport)/med(tFull), float64(sum.IO.BytesRead)/float64(fullBytes))
+	return nil
+}
