@@ -209,6 +209,26 @@ func parse(data []byte, b *builder) (*document, error) {
 					t.vals = append(t.vals, v)
 				}
 				count++
+				// Fast path for the common unquoted value: skip blanks, then
+				// scan printable ASCII up to whitespace. Anything unusual
+				// (quote, comment, text field, tag, keyword, odd byte) goes
+				// through the full lexer.
+				p := l.pos
+				for p < len(data) && (data[p] == ' ' || data[p] == '\n' || data[p] == '\t' || data[p] == '\r') {
+					p++
+				}
+				if p < len(data) && plain[data[p]] && !(data[p] == ';' && (data[p-1] == '\n' || data[p-1] == '\r')) {
+					q := p + 1
+					for q < len(data) && data[q] > ' ' && data[q] < 0x7f {
+						q++
+					}
+					if (q == len(data) || isWS(data[q])) && !maybeKeyword(data[p:q]) {
+						l.pos = q
+						k, sp = tValue, span{int32(p), int32(q)}
+						continue
+					}
+				}
+				l.pos = p
 				if k, sp, err = l.next(); err != nil {
 					return nil, err
 				}
@@ -222,4 +242,30 @@ func parse(data []byte, b *builder) (*document, error) {
 			pending, pk, psp = true, k, sp
 		}
 	}
+}
+
+// plain marks bytes that may appear in an unquoted value and that cannot
+// start anything else: printable ASCII except the quote characters, '#'
+// and '_' (a tag). ';' is plain except at the start of a line.
+var plain = func() (t [256]bool) {
+	for c := '!'; c <= '~'; c++ {
+		t[c] = true
+	}
+	t['\''], t['"'], t['#'], t['_'] = false, false, false, false
+	return t
+}()
+
+// maybeKeyword reports whether an unquoted token could be a reserved word
+// (data_, save_, loop_, stop_, global_); such tokens take the full lexer.
+func maybeKeyword(t []byte) bool {
+	if len(t) < 5 {
+		return false
+	}
+	switch t[0] | 0x20 {
+	case 'd', 's', 'l':
+		return t[4] == '_'
+	case 'g':
+		return len(t) == 7 && t[6] == '_'
+	}
+	return false
 }
