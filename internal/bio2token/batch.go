@@ -1,0 +1,168 @@
+package bio2token
+
+import (
+	"fmt"
+	"sort"
+)
+
+const (
+	// MinBucket and MaxBucket bound the length ladder; longer inputs are
+	// padded to a multiple of MaxBucket (one extra program per such length).
+	MinBucket = 256
+	MaxBucket = 16384
+	// AtomsPerBatch bounds a batch's padded atoms (device memory).
+	AtomsPerBatch = 131072
+	// MaxBatch bounds a batch's rows.
+	MaxBatch = 32
+)
+
+// Ladder returns the bucket lengths from MinBucket to MaxBucket with
+// rungsPerOctave lengths per doubling: 1 gives exp40's 256, 512, ...,
+// 16384 (7 programs); 4 gives 256, 320, 384, 448, 512, 640, ... (25
+// programs), which pads the AFDB length distribution far less (see
+// `foldcorpus bench tokenize`).
+func Ladder(rungsPerOctave int) []int {
+	if rungsPerOctave < 1 {
+		rungsPerOctave = 1
+	}
+	var l []int
+	for b := MinBucket; b < MaxBucket; b *= 2 {
+		for j := 0; j < rungsPerOctave; j++ {
+			r := b + b*j/rungsPerOctave
+			if len(l) == 0 || r > l[len(l)-1] {
+				l = append(l, r)
+			}
+		}
+	}
+	return append(l, MaxBucket)
+}
+
+// DefaultRungs is the ladder density the tokenizer uses unless configured.
+const DefaultRungs = 4
+
+// BucketFor returns the padded length for an input of n atoms: the
+// smallest ladder length >= n, or beyond the ladder the next multiple of
+// MaxBucket.
+func BucketFor(ladder []int, n int) int {
+	i := sort.SearchInts(ladder, n)
+	if i < len(ladder) {
+		return ladder[i]
+	}
+	return (n + MaxBucket - 1) / MaxBucket * MaxBucket
+}
+
+// BatchSize is the fixed row count of a bucket's program:
+// max(1, min(MaxBatch, AtomsPerBatch/bucket)).
+func BatchSize(bucket int) int { return max(1, min(MaxBatch, AtomsPerBatch/bucket)) }
+
+// ShapeFor is the one program shape of a bucket.
+func ShapeFor(bucket int) Shape { return Shape{BatchSize(bucket), bucket} }
+
+// Batch is one program run: up to Shape.Batch inputs padded to Shape.Length.
+type Batch struct {
+	Shape Shape
+	Items []int // indices into the caller's inputs, one per used row
+}
+
+// PlanBatches groups inputs of the given atom counts into batches: each
+// input goes to its bucket; each bucket's inputs, in order, fill batches of
+// the bucket's fixed shape (the last one partly). Batches come out by
+// bucket length, then in input order.
+func PlanBatches(ladder []int, atoms []int) []Batch {
+	byBucket := map[int][]int{}
+	for i, n := range atoms {
+		b := BucketFor(ladder, n)
+		byBucket[b] = append(byBucket[b], i)
+	}
+	buckets := make([]int, 0, len(byBucket))
+	for b := range byBucket {
+		buckets = append(buckets, b)
+	}
+	sort.Ints(buckets)
+	var out []Batch
+	for _, b := range buckets {
+		s := ShapeFor(b)
+		items := byBucket[b]
+		for len(items) > 0 {
+			k := min(s.Batch, len(items))
+			out = append(out, Batch{Shape: s, Items: items[:k:k]})
+			items = items[k:]
+		}
+	}
+	return out
+}
+
+// PaddingEfficiency is real atoms / padded atoms over batches, counting
+// empty rows of partial batches as padding.
+func PaddingEfficiency(batches []Batch, atoms []int) float64 {
+	var real, padded int
+	for _, b := range batches {
+		padded += b.Shape.Batch * b.Shape.Length
+		for _, i := range b.Items {
+			real += atoms[i]
+		}
+	}
+	if padded == 0 {
+		return 0
+	}
+	return float64(real) / float64(padded)
+}
+
+// RunBatch encodes the inputs of b (inputs[b.Items[r]] in row r) on device
+// and returns their codes in the order of b.Items.
+func (e *Encoder) RunBatch(device int, b Batch, inputs []*Input) ([][]int32, error) {
+	s := b.Shape
+	if len(b.Items) > s.Batch {
+		return nil, fmt.Errorf("bio2token: %d inputs for a batch of %d", len(b.Items), s.Batch)
+	}
+	coords := make([]float32, s.Batch*s.Length*3)
+	lengths := make([]int32, s.Batch)
+	for r, idx := range b.Items {
+		in := inputs[idx]
+		if in.NumAtoms() > s.Length {
+			return nil, fmt.Errorf("bio2token: input of %d atoms in a batch of length %d", in.NumAtoms(), s.Length)
+		}
+		copy(coords[r*s.Length*3:], in.Coords)
+		lengths[r] = int32(in.NumAtoms())
+	}
+	codes, err := e.Run(device, s, coords, lengths)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]int32, len(b.Items))
+	for r := range b.Items {
+		out[r] = append([]int32(nil), codes[r*s.Length:r*s.Length+int(lengths[r])]...)
+	}
+	return out, nil
+}
+
+// CompileLadder compiles the program of every ladder bucket (start-up), so
+// that traffic never triggers a compile except for inputs beyond MaxBucket.
+func (e *Encoder) CompileLadder(ladder []int) error {
+	for _, b := range ladder {
+		if err := e.Compile(ShapeFor(b)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EncodeAll tokenizes inputs on device 0, batched by bucket, and returns
+// one code slice per input, in input order.
+func (e *Encoder) EncodeAll(ladder []int, inputs []*Input) ([][]int32, error) {
+	atoms := make([]int, len(inputs))
+	for i, in := range inputs {
+		atoms[i] = in.NumAtoms()
+	}
+	out := make([][]int32, len(inputs))
+	for _, b := range PlanBatches(ladder, atoms) {
+		codes, err := e.RunBatch(0, b, inputs)
+		if err != nil {
+			return nil, err
+		}
+		for r, idx := range b.Items {
+			out[idx] = codes[r]
+		}
+	}
+	return out, nil
+}
