@@ -1,0 +1,281 @@
+package shardfn_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/corpus"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/faultblob"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/localledger"
+	"github.com/foldcorpus/foldcorpus/internal/localqueue"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+	"github.com/foldcorpus/foldcorpus/planner"
+	"github.com/foldcorpus/foldcorpus/shardfn"
+)
+
+// fakeFormat writes "doc <entry> <block name>"; a block named "short" is
+// filtered as too_short, one named "bad" fails generation.
+type fakeFormat struct{}
+
+func (fakeFormat) Name() string                   { return "fake" }
+func (fakeFormat) Kind() format.InputKind         { return format.FromStructure }
+func (fakeFormat) RecordColumns() []format.Column { return nil }
+func (fakeFormat) Columns() []format.Column {
+	return []format.Column{{Name: "seq_len", Type: format.Int64}, {Name: "global_plddt", Type: format.Float64}}
+}
+func (fakeFormat) Generate(in format.Input) (format.Result, error) {
+	switch in.Structure.Name {
+	case "short":
+		return format.Result{Filtered: "too_short", Values: []any{int64(1), 0.0}}, nil
+	case "bad":
+		return format.Result{}, errors.New("expected single polymer chain, found 2")
+	}
+	return format.Result{Document: "doc " + in.EntryID + " " + in.Structure.Name, Values: []any{int64(len(in.Structure.Name)), 50.5}}, nil
+}
+
+func newFake(name string, opts map[string]string) (format.Format, error) { return fakeFormat{}, nil }
+
+// fakeParse reads "data_NAME"; anything else is a parse error.
+func fakeParse(data []byte) (*structure.Structure, error) {
+	name, ok := strings.CutPrefix(string(data), "data_")
+	if !ok {
+		return nil, fmt.Errorf("line 1: expected data_ block")
+	}
+	return &structure.Structure{Name: name}, nil
+}
+
+type row struct{ id, content string } // content "" = object missing
+
+// setup writes the objects and a manifest (row groups of 4) and plans one
+// shard over it; it returns the message and the deps.
+func setup(t *testing.T, rows []row, lenient bool, store func(localblob.Store) *faultblob.Store) (queue0 planner.Result, deps shardfn.Deps, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	var mrows [][]any
+	for i, r := range rows {
+		uri := "file://" + filepath.Join(dir, "cif", r.id+".cif")
+		if r.content != "" {
+			if err := os.MkdirAll(filepath.Join(dir, "cif"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "cif", r.id+".cif"), []byte(r.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mrows = append(mrows, []any{r.id, uri, "train", int64(i)})
+	}
+	cols := []format.Column{{Name: "entry_id", Type: format.String}, {Name: "gcs_uri", Type: format.String},
+		{Name: "split", Type: format.String}, {Name: "seq_len", Type: format.Int64}}
+	data, err := manifest.Encode(cols, mrows, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (localblob.Store{}).Create(context.Background(), filepath.Join(dir, "m", "m.parquet"), data); err != nil {
+		t.Fatal(err)
+	}
+	led, err := localledger.Open(filepath.Join(dir, "out", localledger.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { led.Close() })
+	st := store(localblob.Store{})
+	q := localqueue.New()
+	p, err := planner.Plan(context.Background(), planner.Deps{Store: st, Ledger: led, Publisher: q, NewFormat: newFake},
+		planner.Spec{Manifest: filepath.Join(dir, "m", "*.parquet"), Format: "fake", Output: filepath.Join(dir, "out"), LenientMissing: lenient})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *p, shardfn.Deps{Store: st, Ledger: led, Parse: fakeParse, NewFormat: newFake, FetchConcurrency: 4}, dir
+}
+
+func plain(s localblob.Store) *faultblob.Store { return faultblob.New(s, 0) }
+
+func TestProcess(t *testing.T) {
+	good := []row{{"A", "data_alpha"}, {"B", "data_short"}, {"C", "data_gamma"}, {"D", "data_delta"}, {"E", "data_eps"}}
+	for _, tc := range []struct {
+		name      string
+		rows      []row
+		lenient   bool
+		wantErr   string // substring; "" = success
+		wantEntry string
+		wantDocs  []string
+		wantAcc   corpus.Accounting
+	}{
+		{name: "all rows", rows: good,
+			wantDocs: []string{"doc A alpha", "doc C gamma", "doc D delta", "doc E eps"},
+			wantAcc:  corpus.Accounting{RowsIn: 5, DocsOut: 4, Filtered: map[string]int64{"too_short": 1}}},
+		{name: "parse error fails the shard with the entry id", rows: append(good[:2:2], row{"X", "garbage"}, row{"Y", "data_y"}),
+			wantErr: "parse", wantEntry: "X"},
+		{name: "generate error", rows: []row{{"A", "data_a"}, {"Z", "data_bad"}}, wantErr: "single polymer chain", wantEntry: "Z"},
+		{name: "missing object fails by default", rows: []row{{"A", "data_a"}, {"M", ""}}, wantErr: "not found", wantEntry: "M"},
+		{name: "missing object skipped when lenient", rows: []row{{"A", "data_a"}, {"M", ""}, {"B", "data_b"}}, lenient: true,
+			wantDocs: []string{"doc A a", "doc B b"},
+			wantAcc:  corpus.Accounting{RowsIn: 3, DocsOut: 2, Skipped: 1, SkippedIDs: []string{"M"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, deps, _ := setup(t, tc.rows, tc.lenient, plain)
+			ctx := context.Background()
+			res, err := shardfn.Process(ctx, deps, p.Messages[0])
+			shards, _ := deps.Ledger.Shards(ctx, p.Run.ID)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, derrors.ErrPermanent) {
+					t.Fatalf("Process = %v, want a permanent error containing %q", err, tc.wantErr)
+				}
+				if s := shards[0]; s.Status != ledger.Failed || s.EntryID != tc.wantEntry || !strings.Contains(s.Error, tc.wantErr) {
+					t.Errorf("ledger shard = %+v, want failed at entry %s", s, tc.wantEntry)
+				}
+				if _, err := os.Stat(p.Messages[0].Output); err == nil {
+					t.Errorf("failed shard left an output file")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Process: %v", err)
+			}
+			a := res.Accounting
+			if a.RowsIn != tc.wantAcc.RowsIn || a.DocsOut != tc.wantAcc.DocsOut || a.Skipped != tc.wantAcc.Skipped ||
+				fmt.Sprint(a.Filtered) != fmt.Sprint(tc.wantAcc.Filtered) || fmt.Sprint(a.SkippedIDs) != fmt.Sprint(tc.wantAcc.SkippedIDs) || !a.Balanced() {
+				t.Errorf("accounting = %+v, want %+v", a, tc.wantAcc)
+			}
+			if s := shards[0]; s.Status != ledger.Done || s.Counts.RowsIn != a.RowsIn || s.SHA256 == "" {
+				t.Errorf("ledger shard = %+v, want done with counts", s)
+			}
+			var docs []string
+			meta, err := corpus.ReadMeta(ctx, deps.Store, p.Messages[0].Output)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if meta.Accounting.RowsIn != a.RowsIn || meta.NumRows != a.DocsOut {
+				t.Errorf("file metadata %+v rows %d, want accounting %+v", meta.Accounting, meta.NumRows, a)
+			}
+			wantCols := "[entry_id structure document sha1 seq_len global_plddt split]"
+			if fmt.Sprint(meta.Columns) != wantCols {
+				t.Errorf("columns = %v, want %s", meta.Columns, wantCols)
+			}
+			err = corpus.Read(ctx, deps.Store, p.Messages[0].Output, []string{"document", "split", "seq_len"}, func(r *manifest.Rows) error {
+				for _, v := range r.Values {
+					docs = append(docs, v[0].(string))
+					if v[1] != "train" {
+						t.Errorf("passthrough split = %v", v[1])
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(docs) != fmt.Sprint(tc.wantDocs) {
+				t.Errorf("documents = %q, want %q (input order)", docs, tc.wantDocs)
+			}
+		})
+	}
+}
+
+func TestProcessRetryAndDone(t *testing.T) {
+	rows := []row{{"A", "data_a"}, {"B", "data_b"}}
+	p, deps, _ := setup(t, rows, false, plain)
+	ctx := context.Background()
+	msg := p.Messages[0]
+	first, err := shardfn.Process(ctx, deps, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A duplicate delivery of a done shard is a no-op.
+	again, err := shardfn.Process(ctx, deps, msg)
+	if err != nil || !again.AlreadyDone {
+		t.Fatalf("second Process = %+v, %v; want AlreadyDone", again, err)
+	}
+	// A retry that finds the object (e.g. a crash between the write and
+	// Complete) verifies it: replay with a fresh ledger.
+	led2, err := localledger.Open(filepath.Join(t.TempDir(), localledger.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led2.Close()
+	if err := led2.CreateRun(ctx, p.Run); err != nil {
+		t.Fatal(err)
+	}
+	deps2 := deps
+	deps2.Ledger = led2
+	res, err := shardfn.Process(ctx, deps2, msg)
+	if err != nil || !res.Verified {
+		t.Fatalf("Process over an existing identical output = %+v, %v; want Verified", res, err)
+	}
+	if res.Shard.SHA256 != first.Shard.SHA256 {
+		t.Errorf("sha256 differs between identical runs: %s vs %s", res.Shard.SHA256, first.Shard.SHA256)
+	}
+	// ... and refuses a different one.
+	p3, deps3, _ := setup(t, rows, false, plain)
+	if err := os.WriteFile(p3.Messages[0].Output, []byte("other"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shardfn.Process(ctx, deps3, p3.Messages[0]); err == nil || !strings.Contains(err.Error(), "different content") {
+		t.Fatalf("Process over a different output = %v, want 'different content'", err)
+	}
+}
+
+func TestProcessTransient(t *testing.T) {
+	rows := []row{{"A", "data_a"}, {"B", "data_b"}}
+	p, deps, _ := setup(t, rows, false, func(s localblob.Store) *faultblob.Store {
+		f := faultblob.New(s, 0)
+		f.Transient = "B.cif"
+		return f
+	})
+	_, err := shardfn.Process(context.Background(), deps, p.Messages[0])
+	if !errors.Is(err, derrors.ErrTransient) || errors.Is(err, derrors.ErrPermanent) {
+		t.Fatalf("Process = %v, want a transient error", err)
+	}
+	// The shard can be claimed again (redelivery).
+	if _, err := deps.Ledger.Claim(context.Background(), p.Run.ID, 0, time.Minute); err != nil {
+		t.Fatalf("reclaim after transient failure: %v", err)
+	}
+}
+
+func TestFetchPoolOverlapsAndKeepsOrder(t *testing.T) {
+	var rows []row
+	for i := 0; i < 40; i++ {
+		rows = append(rows, row{fmt.Sprintf("R%02d", i), fmt.Sprintf("data_n%02d", i)})
+	}
+	var fs *faultblob.Store
+	p, deps, _ := setup(t, rows, false, func(s localblob.Store) *faultblob.Store {
+		fs = faultblob.New(s, 20*time.Millisecond)
+		return fs
+	})
+	deps.FetchConcurrency = 8
+	var order []string
+	res, err := shardfn.Process(context.Background(), deps, p.Messages[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fs.MaxInFlight.Load(); got != 8 {
+		t.Errorf("max fetches in flight = %d, want 8 (the bound, reached)", got)
+	}
+	err = corpus.Read(context.Background(), deps.Store, p.Messages[0].Output, []string{"entry_id"}, func(r *manifest.Rows) error {
+		for _, v := range r.Values {
+			order = append(order, v[0].(string))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range order {
+		if id != rows[i].id {
+			t.Fatalf("row %d is %s, want %s: input order lost", i, id, rows[i].id)
+		}
+	}
+	if res.Timing.Rows != 40 || res.Timing.Fetch < 40*20*time.Millisecond {
+		t.Errorf("timing = %+v, want 40 rows and >= 800ms of summed fetch time", res.Timing)
+	}
+}
