@@ -42,10 +42,10 @@ func (o optFlags) Set(v string) error {
 // runFlags are the flags shared by run and smoke.
 type runFlags struct {
 	manifest, out, format, uriCol, textCol, prefix string
-	workers, fetchConc, numDocs, rgPerShard         int
-	lenient                                         bool
-	plddtMin                                        string
-	opts                                            optFlags
+	workers, fetchConc, numDocs, rgPerShard        int
+	lenient                                        bool
+	plddtMin                                       string
+	opts                                           optFlags
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
@@ -142,6 +142,11 @@ func runRun(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "output: %s (see `foldcorpus status %s`)\n", spec.Output, rf.out)
+	if index, err := writeReport(ctx, spec.Output); err != nil {
+		fmt.Fprintf(os.Stderr, "report: %v\n", err)
+	} else {
+		fmt.Fprintf(os.Stderr, "report: %s\n", index)
+	}
 	return nil
 }
 
