@@ -164,9 +164,11 @@ func checkSummary(t *testing.T, dir string, shards []ledger.Shard, contextLength
 	// DuckDB reads each file's accounting JSON; the reasons are summed here.
 	metas := duckcheck.Query(t, fmt.Sprintf(`SELECT decode(value) v FROM parquet_kv_metadata('%s') WHERE decode(key) = 'foldcorpus.accounting'`, glob))
 	wantFiltered := map[string]int64{}
+	var wantSkipped int64
 	for _, row := range metas {
 		var acc struct {
 			Filtered map[string]int64 `json:"filtered"`
+			Skipped  int64            `json:"skipped"`
 		}
 		if err := json.Unmarshal([]byte(row["v"].(string)), &acc); err != nil {
 			t.Fatalf("accounting metadata %v: %v", row["v"], err)
@@ -174,6 +176,10 @@ func checkSummary(t *testing.T, dir string, shards []ledger.Shard, contextLength
 		for k, n := range acc.Filtered {
 			wantFiltered[k] += n
 		}
+		wantSkipped += acc.Skipped
+	}
+	if s.Accounting.Skipped != wantSkipped {
+		t.Errorf("summary accounting.skipped = %d, DuckDB over the files' metadata %d", s.Accounting.Skipped, wantSkipped)
 	}
 	if fmt.Sprint(wantFiltered) != fmt.Sprint(s.Accounting.Filtered) {
 		t.Errorf("summary accounting.filtered = %v, DuckDB over the files' metadata %v", s.Accounting.Filtered, wantFiltered)

@@ -234,10 +234,8 @@ func throughput(shards []ledger.Shard, buckets int) *Throughput {
 	t.BucketS = wall / float64(buckets)
 	t.DocsPerSBy = make([]float64, buckets)
 	for _, s := range done {
-		b := int(s.Finished.Sub(t.Start).Seconds() / t.BucketS)
-		if b >= buckets {
-			b = buckets - 1
-		}
+		// clamp: a shard's clock can disagree with another's (or its own).
+		b := min(max(int(s.Finished.Sub(t.Start).Seconds()/t.BucketS), 0), buckets-1)
 		t.DocsPerSBy[b] += float64(s.Counts.DocsOut) / t.BucketS
 	}
 	return &t
