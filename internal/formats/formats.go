@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 )
@@ -16,6 +17,7 @@ import (
 var constructors = map[string]func(opts map[string]string) (format.Format, error){
 	contactsv1.Name: contactsv1.New,
 	cadv2.Name:      cadv2.NewFromOptions,
+	bio2token.Name:  bio2token.NewFromOptions,
 }
 
 // New returns the named format configured by opts.

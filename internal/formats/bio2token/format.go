@@ -1,0 +1,172 @@
+// Package bio2token is the bio2token-v2 document format
+// (../shared/formats/bio2token-v2.md): a structure's atoms, tokenized by the
+// bio2token encoder, as shuffled <pN> <ATOM> <btC> triples after the
+// residue sequence.
+//
+// The per-row cost is a neural forward pass. In the cloud the shard
+// function only adapts and stages coordinates and the accelerator job
+// (package tpujob) batches them; this Format runs the same encoder inline
+// on the CPU backend so that the local runner produces the same documents
+// end to end.
+package bio2token
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+)
+
+// Name is the format's identifier.
+const Name = "bio2token-v2"
+
+// Option keys.
+const (
+	// OptWeights is required: a checkpoint path (the official PyTorch
+	// Lightning file), or "generated:SEED" for generated test weights.
+	OptWeights = "weights"
+	// OptBackend is the GoMLX backend ("go" by default).
+	OptBackend = "backend"
+	// OptRungs is the length ladder's rungs per octave (default 4).
+	OptRungs = "rungs"
+)
+
+// Options configure the format.
+type Options struct {
+	Weights string
+	Backend string
+	Rungs   int
+}
+
+// ParseOptions reads the run's option map; absent knobs take defaults,
+// unknown bio2token knobs are errors.
+func ParseOptions(kv map[string]string) (Options, error) {
+	o := Options{Weights: kv[OptWeights], Backend: kv[OptBackend], Rungs: b2t.DefaultRungs}
+	if o.Backend == "" {
+		o.Backend = "go"
+	}
+	if v, ok := kv[OptRungs]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 16 {
+			return o, fmt.Errorf("%s: option %s=%q: want an integer in [1, 16]", Name, OptRungs, v)
+		}
+		o.Rungs = n
+	}
+	if o.Weights == "" {
+		return o, fmt.Errorf("%s: option %s is required: the bio2token checkpoint path, or generated:SEED for generated test weights", Name, OptWeights)
+	}
+	return o, nil
+}
+
+// LoadWeights resolves the weights option: a checkpoint file, or
+// "generated:SEED" (full-size generated weights; documents made with them
+// are for tests only).
+func LoadWeights(spec string) (*b2t.Weights, error) {
+	if seed, ok := strings.CutPrefix(spec, "generated:"); ok {
+		n, err := strconv.ParseUint(seed, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: weights %q: bad seed", Name, spec)
+		}
+		return b2t.RandomWeights(b2t.DefaultConfig(), n)
+	}
+	return b2t.LoadCheckpoint(spec)
+}
+
+// Format generates bio2token-v2 documents with an inline encoder.
+type Format struct {
+	opts   Options
+	enc    *b2t.Encoder
+	ladder []int
+}
+
+// New loads the weights and starts the encoder on the configured backend.
+// Programs compile lazily, once per length bucket, with one row each (on a
+// CPU, batching buys no throughput and a row pads to at most its bucket).
+func New(opts Options) (*Format, error) {
+	w, err := LoadWeights(opts.Weights)
+	if err != nil {
+		return nil, err
+	}
+	backend, err := b2t.NewBackend(opts.Backend)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := b2t.NewEncoder(backend, w)
+	if err != nil {
+		return nil, err
+	}
+	return &Format{opts: opts, enc: enc, ladder: b2t.Ladder(opts.Rungs)}, nil
+}
+
+// NewFromOptions is New for the format registry.
+func NewFromOptions(kv map[string]string) (format.Format, error) {
+	o, err := ParseOptions(kv)
+	if err != nil {
+		return nil, err
+	}
+	return New(o)
+}
+
+// Encoder is the format's encoder (its compile count shows in tests).
+func (f *Format) Encoder() *b2t.Encoder { return f.enc }
+
+func (f *Format) Name() string                   { return Name }
+func (f *Format) Kind() format.InputKind         { return format.FromStructure }
+func (f *Format) RecordColumns() []format.Column { return nil }
+
+// Columns are the format's own output columns; the pipeline adds entry_id,
+// structure, document and sha1.
+func (f *Format) Columns() []format.Column { return Columns() }
+
+// Columns of every bio2token-v2 output, in order.
+func Columns() []format.Column {
+	return []format.Column{
+		{Name: "sequence", Type: format.String},
+		{Name: "seq_length", Type: format.Int64},
+		{Name: "num_atoms", Type: format.Int64},
+		{Name: "num_atoms_total", Type: format.Int64},
+		{Name: "truncated", Type: format.Bool},
+		{Name: "num_tokens", Type: format.Int64},
+	}
+}
+
+// Result turns an assembled document (or a filter reason) into the format
+// result; tpujob uses it too, so both paths write identical rows.
+func Result(doc b2t.Document, filtered string) format.Result {
+	if filtered != "" {
+		return format.Result{Filtered: filtered, Values: []any{nil, nil, nil, nil, nil, nil}}
+	}
+	return format.Result{Document: doc.Text, Values: []any{
+		doc.Sequence, int64(doc.SeqLength), int64(doc.NumAtoms), int64(doc.NumAtomsTotal), doc.Truncated, int64(doc.NumTokens),
+	}}
+}
+
+// Generate adapts, tokenizes and assembles one structure. A structure that
+// cannot be adapted (no model, no atoms) is an error; more than 2,701
+// residues is the filter outcome "too_many_residues" (checked before the
+// encoder runs). Safe for concurrent use.
+func (f *Format) Generate(in format.Input) (format.Result, error) {
+	if in.Structure == nil {
+		return format.Result{}, fmt.Errorf("%s: %s: no structure", Name, in.EntryID)
+	}
+	adapted, err := b2t.Adapt(in.Structure)
+	if err != nil {
+		return format.Result{}, fmt.Errorf("%s: %s: %w", Name, in.EntryID, err)
+	}
+	if len(adapted.ResNames) > b2t.MaxResidues || b2t.AtomBudget(len(adapted.ResNames)) <= 0 {
+		return Result(b2t.Document{}, b2t.FilterTooLong), nil
+	}
+	n := adapted.NumAtoms()
+	batch := b2t.Batch{Shape: b2t.Shape{Batch: 1, Length: b2t.BucketFor(f.ladder, n)}, Items: []int{0}}
+	codes, err := f.enc.RunBatch(0, batch, []*b2t.Input{adapted})
+	if err != nil {
+		return format.Result{}, fmt.Errorf("%s: %s: %w", Name, in.EntryID, err)
+	}
+	doc, filtered, err := b2t.Assemble(in.EntryID, adapted, codes[0])
+	if err != nil {
+		return format.Result{}, err
+	}
+	return Result(doc, filtered), nil
+}
