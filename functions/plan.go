@@ -1,0 +1,158 @@
+package functions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/cloudevents/sdk-go/v2/event"
+
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/planner"
+)
+
+// RunSpec is the JSON body of a run spec object (NAME.run.json): a manifest
+// glob, a format and its options. A bare manifest (NAME.parquet) is a run
+// with the default format and no options.
+type RunSpec struct {
+	Manifest          string            `json:"manifest"` // gs:// glob in an input bucket
+	Format            string            `json:"format,omitempty"`
+	Options           map[string]string `json:"options,omitempty"`
+	URIColumn         string            `json:"uri_column,omitempty"`
+	TextColumn        string            `json:"text_column,omitempty"`
+	LenientMissing    bool              `json:"lenient_missing,omitempty"`
+	RowGroupsPerShard int               `json:"row_groups_per_shard,omitempty"`
+	Prefix            string            `json:"prefix,omitempty"`
+}
+
+// RunSpecSuffix ends the name of a run spec object.
+const RunSpecSuffix = ".run.json"
+
+// RunID is the run id of a trigger object: its gs:// URI and generation.
+// Re-uploading the object makes a new run; a redelivered event does not.
+func RunID(bucket, object string, generation int64) string {
+	return fmt.Sprintf("gs://%s/%s#%d", bucket, object, generation)
+}
+
+// OutputFolder is where a run's shards are written: under the output
+// prefix, the trigger object's name without extension, then g<generation>.
+func (s *Server) OutputFolder(object string, generation int64) string {
+	base := strings.TrimSuffix(strings.TrimSuffix(object, RunSpecSuffix), path.Ext(object))
+	return fmt.Sprintf("%s/%s/g%d", s.cfg.OutputPrefix, base, generation)
+}
+
+// Planner handles a storage object-finalized CloudEvent (or a Pub/Sub
+// message carrying a GCS OBJECT_FINALIZE notification). A finalized
+// NAME.parquet or NAME.run.json in an input bucket plans a run and publishes
+// its shards; other objects are ignored with a log line.
+//
+// Retry: returns an error only for transient failures (the event is
+// redelivered; planning again is idempotent: the run id is fixed by object
+// and generation, the ledger keeps shard records, and done shards are not
+// published again). Permanent failures (bad manifest, bad spec, bucket not
+// allowed) are logged at ERROR and acknowledged.
+func (s *Server) Planner(ctx context.Context, e event.Event) error {
+	ctx = eventContext(ctx, e)
+	log := s.deps.Log.With("function", "Planner", "event_id", e.ID())
+	if s.tooOld(ctx, log, e, e.Time()) {
+		return nil
+	}
+	obj, ok, err := decodeFinalized(e)
+	if err != nil {
+		log.ErrorContext(ctx, "invalid finalize event; dropped", "error", err.Error())
+		return nil
+	}
+	if !ok {
+		log.InfoContext(ctx, "not a finalize notification; ignored")
+		return nil
+	}
+	uri := gcs.URI(obj.Bucket, obj.Name)
+	runID := RunID(obj.Bucket, obj.Name, int64(obj.Generation))
+	log = log.With("run", runID)
+	if strings.HasPrefix(uri, s.cfg.OutputPrefix+"/") {
+		log.InfoContext(ctx, "object under the output prefix; ignored", "object", uri)
+		return nil
+	}
+	if _, _, err := gcs.ParseURI(uri, s.cfg.InputBuckets); err != nil {
+		log.ErrorContext(ctx, "trigger object not in an allowed input bucket; dropped", "object", uri, "error", err.Error())
+		return nil
+	}
+	var spec planner.Spec
+	switch {
+	case strings.HasSuffix(obj.Name, RunSpecSuffix):
+		spec, err = s.readSpec(ctx, uri, int64(obj.Generation))
+		if err != nil {
+			return s.planFailed(ctx, log, err)
+		}
+	case strings.HasSuffix(obj.Name, ".parquet") && s.cfg.TriggerParquet:
+		spec = planner.Spec{Manifest: uri, Format: s.cfg.DefaultFormat, RowGroupsPerShard: s.cfg.RowGroupsPerShard}
+	default:
+		log.InfoContext(ctx, "not a manifest or run spec; ignored", "object", uri)
+		return nil
+	}
+	spec.RunID = runID
+	spec.Output = s.OutputFolder(obj.Name, int64(obj.Generation))
+	res, err := planner.Plan(ctx, planner.Deps{Store: s.deps.Store, Ledger: s.deps.Ledger, Publisher: s.deps.Publisher}, spec)
+	if err != nil {
+		return s.planFailed(ctx, log, err)
+	}
+	log.InfoContext(ctx, "run planned", "shards", res.Run.Shards, "published", len(res.Published), "output", spec.Output, "format", res.Run.Format)
+	return nil
+}
+
+func (s *Server) planFailed(ctx context.Context, log interface {
+	ErrorContext(context.Context, string, ...any)
+}, err error) error {
+	if isTransient(ctx, err) {
+		log.ErrorContext(ctx, "planning failed; will be retried", "error", err.Error())
+		return err
+	}
+	log.ErrorContext(ctx, "planning failed permanently; event acknowledged", "error", err.Error())
+	return nil
+}
+
+// readSpec reads and validates a run spec object.
+func (s *Server) readSpec(ctx context.Context, uri string, generation int64) (spec planner.Spec, err error) {
+	defer derrors.Wrap(&err, "run spec %s#%d", uri, generation)
+	data, err := s.deps.Store.ReadAll(ctx, uri)
+	if err != nil {
+		return spec, err
+	}
+	if len(data) > 1<<20 {
+		return spec, derrors.Permanent(errors.New("run spec larger than 1 MiB"))
+	}
+	var rs RunSpec
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rs); err != nil {
+		return spec, derrors.Permanent(fmt.Errorf("decoding: %w", err))
+	}
+	if _, _, err := gcs.ParseURI(rs.Manifest, s.cfg.InputBuckets); err != nil {
+		return spec, err
+	}
+	if rs.RowGroupsPerShard < 0 {
+		return spec, derrors.Permanent(fmt.Errorf("row_groups_per_shard %d < 0", rs.RowGroupsPerShard))
+	}
+	if strings.ContainsAny(rs.Prefix, "/\\") {
+		return spec, derrors.Permanent(fmt.Errorf("prefix %q must be a plain name", rs.Prefix))
+	}
+	if rs.Format == "" {
+		rs.Format = s.cfg.DefaultFormat
+	}
+	return planner.Spec{
+		Manifest: rs.Manifest, Format: rs.Format, Options: rs.Options,
+		URIColumn: rs.URIColumn, TextColumn: rs.TextColumn, LenientMissing: rs.LenientMissing,
+		RowGroupsPerShard: rs.RowGroupsPerShard, Prefix: rs.Prefix,
+	}, nil
+}
+
+// isTransient: worth a redelivery (transient sentinel, or the invocation's
+// deadline ran out).
+func isTransient(ctx context.Context, err error) bool {
+	return errors.Is(err, derrors.ErrTransient) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil
+}

@@ -1,0 +1,169 @@
+package functions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"github.com/cloudevents/sdk-go/v2/event"
+
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/pubsubq"
+	"github.com/foldcorpus/foldcorpus/internal/queue"
+	"github.com/foldcorpus/foldcorpus/shardfn"
+)
+
+// ShardFn handles one shard message (a messagePublished CloudEvent).
+//
+// Retry: a transient failure (storage 429/5xx, a ledger conflict, a live
+// lease held by another delivery, the deadline) returns an error, so Pub/Sub
+// redelivers; after the subscription's maximum delivery attempts the message
+// goes to the dead-letter topic (see DeadLetter). A permanent failure (a row
+// that cannot be fetched, parsed or generated; an invalid message) records
+// the shard as failed with the entry id and cause and acknowledges the
+// message. A duplicate delivery of a done shard is a no-op.
+func (s *Server) ShardFn(ctx context.Context, e event.Event) error {
+	ctx = eventContext(ctx, e)
+	log := s.deps.Log.With("function", "ShardFn", "event_id", e.ID())
+	m, err := decodePubSub(e)
+	if err != nil {
+		log.ErrorContext(ctx, "invalid event; acknowledged", "error", err.Error())
+		return nil
+	}
+	if s.tooOld(ctx, log, e, m.PublishTime) {
+		return nil
+	}
+	msg, err := s.decodeShard(m)
+	if err != nil {
+		log = log.With("run", m.Attributes[pubsubq.AttrRun], "shard", m.Attributes[pubsubq.AttrShard])
+		log.ErrorContext(ctx, "invalid shard message; acknowledged", "error", err.Error())
+		s.failFromAttributes(ctx, log, m.Attributes, err)
+		return nil
+	}
+	log = log.With("run", msg.RunID, "shard", msg.Shard)
+	res, err := shardfn.Process(ctx, shardfn.Deps{
+		Store: s.deps.Store, Ledger: s.deps.Ledger, Parse: mmcif.Read,
+		FetchConcurrency: s.cfg.FetchConcurrency, Lease: s.cfg.Lease,
+	}, msg)
+	switch {
+	case err == nil && res.AlreadyDone:
+		log.InfoContext(ctx, "shard already done; duplicate delivery acknowledged")
+		return nil
+	case err == nil:
+		a := res.Accounting
+		log.InfoContext(ctx, "shard done", "rows_in", a.RowsIn, "docs_out", a.DocsOut, "filtered", a.Filtered,
+			"skipped", a.Skipped, "output", msg.Output, "bytes", res.Bytes, "verified_existing", res.Verified,
+			"attempt", res.Shard.Attempts, "wall_ms", res.Timing.Wall.Milliseconds())
+		return nil
+	case isTransient(ctx, err):
+		log.WarnContext(ctx, "shard failed transiently; will be redelivered", "error", err.Error())
+		return err
+	}
+	entry := ""
+	var re *shardfn.RowError
+	if errors.As(err, &re) {
+		entry = re.EntryID
+	}
+	// Process records row failures itself; recording again covers failures
+	// before its claim (an unknown format) and is idempotent.
+	ferr := s.deps.Ledger.Fail(ctx, ledger.Shard{RunID: msg.RunID, Index: msg.Shard, Status: ledger.Failed, EntryID: entry, Error: errorText(err)})
+	if ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) && !errors.Is(ferr, derrors.ErrNotFound) {
+		log.ErrorContext(ctx, "shard failed permanently and recording it failed; will be redelivered", "entry_id", entry, "error", err.Error(), "ledger_error", ferr.Error())
+		return ferr
+	}
+	log.ErrorContext(ctx, "shard failed permanently; acknowledged", "entry_id", entry, "error", err.Error())
+	return nil
+}
+
+// decodeShard decodes and validates a shard message, and checks that its
+// manifest is in an input bucket and its output under the output prefix.
+func (s *Server) decodeShard(m pubsubMessage) (queue.ShardMessage, error) {
+	msg, err := pubsubq.Decode(m.Data, m.Attributes)
+	if err != nil {
+		return msg, err
+	}
+	if _, _, err := gcs.ParseURI(msg.Manifest, s.cfg.InputBuckets); err != nil {
+		return msg, err
+	}
+	if err := s.checkOutput(msg.Output); err != nil {
+		return msg, derrors.Permanent(err)
+	}
+	return msg, nil
+}
+
+// failFromAttributes records an undecodable message as a shard failure when
+// its attributes name a run and shard the ledger knows.
+func (s *Server) failFromAttributes(ctx context.Context, log *slog.Logger, attrs map[string]string, cause error) {
+	run := attrs[pubsubq.AttrRun]
+	shard, err := strconv.Atoi(attrs[pubsubq.AttrShard])
+	if run == "" || err != nil {
+		return
+	}
+	if _, err := s.deps.Ledger.GetRun(ctx, run); err != nil {
+		return
+	}
+	if err := s.deps.Ledger.Fail(ctx, ledger.Shard{RunID: run, Index: shard, Status: ledger.Failed, Error: "invalid message: " + errorText(cause)}); err != nil {
+		log.WarnContext(ctx, "could not record the invalid message in the ledger", "error", err.Error())
+	}
+}
+
+// Dead-letter attributes the Pub/Sub service adds.
+const (
+	AttrDeadLetterCount = "CloudPubSubDeadLetterSourceDeliveryCount"
+	AttrDeadLetterSub   = "CloudPubSubDeadLetterSourceSubscription"
+)
+
+// DeadLetter handles a message of the dead-letter topic: the shard it names
+// is marked dead-lettered (keeping the last recorded error) unless it is
+// done. Always acknowledges, except when the ledger cannot be written
+// (transient: redelivered).
+func (s *Server) DeadLetter(ctx context.Context, e event.Event) error {
+	ctx = eventContext(ctx, e)
+	log := s.deps.Log.With("function", "DeadLetter", "event_id", e.ID())
+	m, err := decodePubSub(e)
+	if err != nil {
+		log.ErrorContext(ctx, "invalid event; acknowledged", "error", err.Error())
+		return nil
+	}
+	msg, err := pubsubq.Decode(m.Data, m.Attributes)
+	if err != nil {
+		log.ErrorContext(ctx, "invalid dead-lettered message; acknowledged", "error", err.Error(), "run", m.Attributes[pubsubq.AttrRun], "shard", m.Attributes[pubsubq.AttrShard])
+		return nil
+	}
+	log = log.With("run", msg.RunID, "shard", msg.Shard)
+	cause := fmt.Sprintf("dead-lettered after %s delivery attempts", orUnknown(m.Attributes[AttrDeadLetterCount]))
+	if sub := m.Attributes[AttrDeadLetterSub]; sub != "" {
+		cause += " on " + sub
+	}
+	rec := ledger.Shard{RunID: msg.RunID, Index: msg.Shard, Status: ledger.DeadLettered, Error: cause}
+	if shards, err := s.deps.Ledger.Shards(ctx, msg.RunID); err == nil && msg.Shard < len(shards) {
+		if last := shards[msg.Shard]; last.Error != "" {
+			rec.Error = cause + "; last error: " + last.Error
+			rec.EntryID = last.EntryID
+		}
+	}
+	switch err := s.deps.Ledger.Fail(ctx, rec); {
+	case err == nil:
+		log.ErrorContext(ctx, "shard dead-lettered", "error", rec.Error, "entry_id", rec.EntryID)
+	case errors.Is(err, derrors.ErrAlreadyDone):
+		log.InfoContext(ctx, "dead-lettered message for a done shard; nothing to do")
+	case errors.Is(err, derrors.ErrNotFound):
+		log.ErrorContext(ctx, "dead-lettered message for an unknown run or shard; acknowledged")
+	default:
+		log.ErrorContext(ctx, "recording the dead letter failed; will be redelivered", "error", err.Error())
+		return err
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unknown number of"
+	}
+	return s
+}
