@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 )
 
 const (
@@ -199,14 +200,7 @@ func (r *Rand) RandBelow(n int) int {
 	return int(v)
 }
 
-func bitLen(x uint64) int {
-	l := 0
-	for x != 0 {
-		x >>= 1
-		l++
-	}
-	return l
-}
+func bitLen(x uint64) int { return bits.Len64(x) }
 
 // RandRange returns random.randrange(start, stop, step).
 func (r *Rand) RandRange(start, stop, step int) int {

@@ -27,23 +27,6 @@ const (
 	atomCB = 2
 )
 
-var (
-	atomIndex = func() map[string]uint8 {
-		m := make(map[string]uint8, len(atomVocab))
-		for i, n := range atomVocab {
-			m[n] = uint8(i)
-		}
-		return m
-	}()
-	aaIndex = func() map[string]uint8 {
-		m := make(map[string]uint8, len(aminoAcids))
-		for i, n := range aminoAcids {
-			m[n] = uint8(i)
-		}
-		return m
-	}()
-)
-
 // Protein is a structure adapted for the generator (spec section 1): the
 // single polymer chain of the first model, residues numbered by order.
 type Protein struct {
@@ -99,10 +82,7 @@ func (p *Protein) adapt(s *structure.Structure) error {
 	sum := 0.0
 	for i := range poly {
 		r := &poly[i]
-		code, ok := aaIndex[r.Name]
-		if !ok {
-			code = unk
-		}
+		code := residueCode(r.Name)
 		p.Res[i] = code
 		cb, ca := int32(-1), int32(-1)
 		bsum, nheavy := 0.0, 0
@@ -113,7 +93,7 @@ func (p *Protein) adapt(s *structure.Structure) error {
 			}
 			bsum += float64(a.B)
 			nheavy++
-			v, ok := atomIndex[a.Name]
+			v, ok := atomCode(a.Name)
 			if !ok {
 				continue
 			}

@@ -37,7 +37,7 @@ func helix(n int, name func(i int) string) *structure.Structure {
 
 func cycle(i int) string { return aminoAcids[i%len(aminoAcids)] }
 
-func mustFormat(t *testing.T, kv map[string]string) *Format {
+func mustFormat(t testing.TB, kv map[string]string) *Format {
 	t.Helper()
 	f, err := NewFromOptions(kv)
 	if err != nil {
@@ -259,6 +259,29 @@ func TestPLDDTTokens(t *testing.T) {
 	for _, tt := range tests {
 		if got := g.plddtToken(tt.v); got != tt.want {
 			t.Errorf("plddtToken(%v) = %s, want %s", tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestLookups(t *testing.T) {
+	for i, n := range atomVocab {
+		if c, ok := atomCode(n); !ok || int(c) != i {
+			t.Errorf("atomCode(%q) = %d, %v; want %d", n, c, ok, i)
+		}
+	}
+	for _, n := range []string{"", "H", "CA ", "ca", "OXT1", "SE"} {
+		if _, ok := atomCode(n); ok {
+			t.Errorf("atomCode(%q) found a vocabulary atom", n)
+		}
+	}
+	for i, n := range aminoAcids {
+		if c := residueCode(n); int(c) != i {
+			t.Errorf("residueCode(%q) = %d, want %d", n, c, i)
+		}
+	}
+	for _, n := range []string{"MSE", "UNK", "HOH", "DA", "ala"} {
+		if c := residueCode(n); c != unk {
+			t.Errorf("residueCode(%q) = %d, want UNK", n, c)
 		}
 	}
 }

@@ -60,11 +60,13 @@ type Generator struct {
 	lists    [3][]stmt
 	stmts    []stmt
 	ranks    []float64
-	order    []int32
+	order    []ranked
+	sortTmp  []ranked
 	indices  []int32
 	slots    []int32
 	runs     []int
 	sampleIx []int32
+	grid     contactGrid
 }
 
 // NewGenerator returns a Generator for opts (see Options.Validate).
@@ -169,21 +171,13 @@ func (g *Generator) Generate(p *Protein, entryID string) Doc {
 	g.ranks = slices.Grow(g.ranks[:0], ns)[:ns]
 	r.FillGauss(g.ranks[:nContacts], o.ContactRankMean, o.ContactRankStd)
 	r.FillGauss(g.ranks[nContacts:], o.DistanceRankMean, o.DistanceRankStd)
+	// A stable sort by -rank.
 	g.order = slices.Grow(g.order[:0], ns)[:ns]
 	for i := range g.order {
-		g.order[i] = int32(i)
+		g.order[i] = ranked{key: rankKey(g.ranks[i]), idx: int32(i)}
 	}
-	ranks := g.ranks
-	slices.SortStableFunc(g.order, func(a, b int32) int {
-		ra, rb := ranks[a], ranks[b]
-		switch {
-		case ra > rb:
-			return -1
-		case ra < rb:
-			return 1
-		}
-		return 0
-	})
+	g.sortTmp = slices.Grow(g.sortTmp[:0], ns)[:ns]
+	g.order = sortRanked(g.order, g.sortTmp)
 
 	// 8. pLDDT token placement.
 	plddt := g.plddtToken(p.GlobalPLDDT)
@@ -238,10 +232,9 @@ func (g *Generator) contacts(p *Protein) {
 	for k := range g.lists {
 		g.lists[k] = g.lists[k][:0]
 	}
-	pool, minSep := g.poolRes, int32(o.MinSeparation)
-	pairs := geom.Pairs(g.poolPts, o.ContactCutoff, func(i, j int) bool { return pool[j]-pool[i] >= minSep })
-	for _, pr := range pairs {
-		i, j := pool[pr.I], pool[pr.J]
+	pool := g.poolRes
+	g.grid.find(g.poolPts, pool, o.ContactCutoff, int32(o.MinSeparation), func(pi, pj int32) {
+		i, j := pool[pi], pool[pj]
 		kind := kindShort
 		switch sep := int(j - i); {
 		case sep >= o.LongRange:
@@ -250,7 +243,7 @@ func (g *Generator) contacts(p *Protein) {
 			kind = kindMedium
 		}
 		g.lists[kind] = append(g.lists[kind], stmt{i: i, j: j, kind: kind})
-	}
+	})
 }
 
 // distances appends up to nDistance distance statements (step 6).

@@ -42,14 +42,14 @@ func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bo
 		tok(residueTokens[c])
 	}
 	tok("<begin_statements>")
-	for k, si := range g.order {
+	for k, o := range g.order {
 		for range g.slots[k] {
 			tok("<think>")
 		}
 		if insert == k {
 			tok(plddt)
 		}
-		s := &g.stmts[si]
+		s := &g.stmts[o.idx]
 		tok(kindToken[s.kind])
 		pos(s.i)
 		pos(s.j)

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+)
+
+func init() {
+	registerBench("docs", "documents/s/core for read + generate over a folder of inputs, split by stage, vs the reference", benchDocs)
+}
+
+// docsBenchInput is one input of `bench docs`: its raw bytes are already in
+// memory; read is the "read" stage (parse) that turns them into a format
+// input, and is called once per repetition.
+type docsBenchInput struct {
+	name  string
+	bytes int
+	read  func() (format.Input, error)
+}
+
+// docsBenchLoaders maps a format name to the loader of its bench inputs
+// from DIR. One entry per format.
+var docsBenchLoaders = map[string]func(dir string) ([]docsBenchInput, error){
+	cadv2.Name: loadStructureInputs,
+}
+
+// docsBaseline is the reference generator's speed on this machine, as the
+// issue measured it: 65 AFDB files in 3.0 s CPU (gemmi parse with Python
+// atom extraction 1.7 s, Python generation 1.35 s).
+var docsBaseline = map[string]struct{ total, read, gen float64 }{
+	cadv2.Name: {total: 65 / 3.0, read: 65 / 1.7, gen: 65 / 1.35},
+}
+
+// loadStructureInputs loads every *.cif / *.cif.gz file under dir; the read
+// stage is mmcif.Read plus the entry_id.
+func loadStructureInputs(dir string) ([]docsBenchInput, error) {
+	var ins []docsBenchInput
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".cif") || strings.HasSuffix(path, ".cif.gz")) {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		ins = append(ins, docsBenchInput{name: path, bytes: len(data), read: func() (format.Input, error) {
+			s, err := mmcif.Read(data)
+			if err != nil {
+				return format.Input{}, fmt.Errorf("%s: %w", path, err)
+			}
+			return format.Input{EntryID: cadv2.EntryID(s.Name, path), Structure: s}, nil
+		}})
+		return nil
+	})
+	return ins, err
+}
+
+// docsStageStats are one repetition's costs of one stage over all inputs.
+type docsStageStats struct {
+	wall, cpu time.Duration
+	mallocs   uint64
+	bytes     uint64
+}
+
+func docsCPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// measure runs fn once and returns its wall time, process CPU time (GC
+// workers on other cores included) and heap allocations.
+func docsMeasure(fn func() error) (docsStageStats, error) {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	c0, t0 := docsCPUTime(), time.Now()
+	err := fn()
+	wall, cpu := time.Since(t0), docsCPUTime()-c0
+	runtime.ReadMemStats(&m1)
+	return docsStageStats{wall: wall, cpu: cpu, mallocs: m1.Mallocs - m0.Mallocs, bytes: m1.TotalAlloc - m0.TotalAlloc}, err
+}
+
+func docsMedian(xs []float64) float64 {
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func benchDocs(ctx context.Context, args []string) error {
+	fset := flag.NewFlagSet("bench docs", flag.ContinueOnError)
+	name := fset.String("format", cadv2.Name, "format to benchmark: one of "+strings.Join(docsSortedKeys(docsBenchLoaders), ", "))
+	reps := fset.Int("reps", 15, "repetitions of each stage over all inputs; medians are reported")
+	opts := optFlag{}
+	fset.Var(opts, "opt", "format knob key=value (repeatable)")
+	fset.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: foldcorpus bench docs [--format F] [--reps N] DIR   (e.g. ../shared/corpus/afdb)")
+		fset.PrintDefaults()
+	}
+	if err := fset.Parse(args); err != nil {
+		return &exitError{2, err}
+	}
+	if fset.NArg() != 1 || *reps < 1 {
+		fset.Usage()
+		return &exitError{2, fmt.Errorf("need one DIR and --reps >= 1")}
+	}
+	load, ok := docsBenchLoaders[*name]
+	if !ok {
+		return &exitError{2, fmt.Errorf("no bench loader for format %q", *name)}
+	}
+	f, err := formats.New(*name, opts)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	ins, err := load(fset.Arg(0))
+	if err != nil {
+		return err
+	}
+	if len(ins) == 0 {
+		return fmt.Errorf("no inputs for %s under %s", *name, fset.Arg(0))
+	}
+	totalBytes := 0
+	for _, in := range ins {
+		totalBytes += in.bytes
+	}
+	parsed := make([]format.Input, len(ins))
+	readAll := func() error {
+		for i, in := range ins {
+			p, err := in.read()
+			if err != nil {
+				return err
+			}
+			parsed[i] = p
+		}
+		return nil
+	}
+	docs := 0
+	genAll := func() error {
+		docs = 0
+		for _, in := range parsed {
+			res, err := f.Generate(in)
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.EntryID, err)
+			}
+			if res.Filtered == "" {
+				docs++
+			}
+		}
+		return nil
+	}
+	both := func() error {
+		for _, in := range ins {
+			p, err := in.read()
+			if err != nil {
+				return err
+			}
+			if _, err := f.Generate(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := readAll(); err != nil { // warm up (and fail early on bad inputs)
+		return err
+	}
+	if err := genAll(); err != nil {
+		return err
+	}
+	n := float64(len(ins))
+	var readRate, genRate, bothRate, readWall, genWall, bothWall, readMB []float64
+	var readAllocs, genAllocs, genBytes []float64
+	for range *reps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rs, err := docsMeasure(readAll)
+		if err != nil {
+			return err
+		}
+		gs, err := docsMeasure(genAll)
+		if err != nil {
+			return err
+		}
+		bs, err := docsMeasure(both)
+		if err != nil {
+			return err
+		}
+		readRate = append(readRate, n/rs.cpu.Seconds())
+		genRate = append(genRate, n/gs.cpu.Seconds())
+		bothRate = append(bothRate, n/bs.cpu.Seconds())
+		readWall = append(readWall, n/rs.wall.Seconds())
+		genWall = append(genWall, n/gs.wall.Seconds())
+		bothWall = append(bothWall, n/bs.wall.Seconds())
+		readMB = append(readMB, float64(totalBytes)/1e6/rs.cpu.Seconds())
+		readAllocs = append(readAllocs, float64(rs.mallocs)/n)
+		genAllocs = append(genAllocs, float64(gs.mallocs)/n)
+		genBytes = append(genBytes, float64(gs.bytes)/n)
+	}
+	base := docsBaseline[*name]
+	fmt.Printf("bench docs: format %s, %d inputs (%d documents), %.1f MB (%.0f KB average), %d reps, GOMAXPROCS %d; medians\n",
+		*name, len(ins), docs, float64(totalBytes)/1e6, float64(totalBytes)/n/1e3, *reps, runtime.GOMAXPROCS(0))
+	fmt.Printf("  (per core = inputs / process CPU seconds, GC included; one goroutine does the work)\n")
+	fmt.Printf("%-20s %14s %14s %12s %14s %12s\n", "stage", "docs/s/core", "docs/s wall", "ms/doc", "baseline/core", "ratio")
+	row := func(stage string, rate, wall []float64, b float64) {
+		r := docsMedian(rate)
+		ratio, bs := "-", "-"
+		if b > 0 {
+			ratio, bs = fmt.Sprintf("%.0fx", r/b), fmt.Sprintf("%.1f", b)
+		}
+		fmt.Printf("%-20s %14.0f %14.0f %12.3f %14s %12s\n", stage, r, docsMedian(wall), 1e3/r, bs, ratio)
+	}
+	row("read (parse)", readRate, readWall, base.read)
+	row("generate", genRate, genWall, base.gen)
+	row("read + generate", bothRate, bothWall, base.total)
+	fmt.Printf("read throughput: %.0f MB/s/core\n", docsMedian(readMB))
+	fmt.Printf("allocations per document: read %.0f, generate %.1f (%.1f KB)\n", docsMedian(readAllocs), docsMedian(genAllocs), docsMedian(genBytes)/1e3)
+	if base.total > 0 {
+		fmt.Printf("baseline: the reference generator (Python + gemmi 0.5.7) as measured on this machine: 65 AFDB files in 3.0 s CPU\n" +
+			"(parse + atom extraction 1.7 s, generation 1.35 s) = 21.7 docs/s/core; goal >= 100x (~2,000 docs/s/core)\n")
+	}
+	return nil
+}
+
+func docsSortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
