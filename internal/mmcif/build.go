@@ -83,6 +83,7 @@ type builder struct {
 
 	curModel, curPart, curRes int
 	intern                    map[string]string
+	cache                     [512]string
 	err                       error
 }
 
@@ -142,12 +143,23 @@ func (b *builder) str(row []val, c int) []byte {
 	return s
 }
 
+// in interns s: a direct-mapped cache in front of a map, so that the
+// common case (an atom or element name seen a moment ago) costs a hash of
+// three bytes and one comparison, and each distinct name is allocated once.
 func (b *builder) in(s []byte) string {
-	if v, ok := b.intern[string(s)]; ok {
-		return v
+	if len(s) == 0 {
+		return ""
 	}
-	v := string(s)
-	b.intern[v] = v
+	h := (uint(len(s))*131 + uint(s[0])*31 + uint(s[len(s)-1])*7 + uint(s[len(s)/2])) & uint(len(b.cache)-1)
+	if c := b.cache[h]; c == string(s) {
+		return c
+	}
+	v, ok := b.intern[string(s)]
+	if !ok {
+		v = string(s)
+		b.intern[v] = v
+	}
+	b.cache[h] = v
 	return v
 }
 
