@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
@@ -27,7 +26,7 @@ func init() {
 // path a line), trials times, and prints JSON {"trials": [seconds...],
 // "maxrss_kb": N, "version": V}.
 const gemmiBench = `
-import json, resource, sys, time
+import json, sys, time
 import gemmi
 paths = [l.rstrip("\n") for l in sys.stdin if l.strip()]
 trials = int(sys.argv[1])
@@ -37,7 +36,8 @@ for _ in range(trials):
     for p in paths:
         gemmi.read_structure(p)
     out.append(time.perf_counter() - t)
-print(json.dumps({"trials": out, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "version": gemmi.__version__}))
+hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")]
+print(json.dumps({"trials": out, "maxrss_kb": hwm[0] if hwm else -1, "version": gemmi.__version__}))
 `
 
 type gemmiResult struct {
@@ -63,12 +63,22 @@ func parseMinOf(xs []float64) float64 {
 	return m
 }
 
+// maxRSSKB is this process's peak resident set (VmHWM, which unlike
+// getrusage's ru_maxrss is not inherited across fork+exec), or -1.
 func maxRSSKB() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
 		return -1
 	}
-	return ru.Maxrss
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			if _, err := fmt.Sscan(rest, &kb); err == nil {
+				return kb
+			}
+		}
+	}
+	return -1
 }
 
 func runBenchParse(ctx context.Context, args []string) error {
@@ -141,7 +151,6 @@ func runBenchParse(ctx context.Context, args []string) error {
 	fmt.Printf("  memory: %.0f allocations/MB, %.2f MB allocated per MB read, peak RSS %.1f MiB (includes the %.1f MB of files held in memory)\n",
 		allocsPerMB, bytesPerMB/1e6, float64(maxRSSKB())/1024, mb)
 
-	// Peak RSS of reading the largest file alone, in a fresh heap state.
 	debug.FreeOSMemory()
 
 	// gemmi side by side, same files, same run.
