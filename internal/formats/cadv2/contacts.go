@@ -38,18 +38,19 @@ func (g *contactGrid) find(pts []geom.Vec3, res []int32, cutoff float64, minSep 
 			}
 		}
 	}
+	span := 1.0
+	for k := range 3 {
+		span *= max(hi[k]-lo[k], 0)/cutoff + 1
+	}
+	if !(span <= float64(64*n+1024)) { // sparse outliers (or none finite): a grid this big costs more than it saves
+		brute(pts, res, cutoff, minSep, emit)
+		return
+	}
 	var dim [3]int
 	cells := 1
 	for k := range 3 {
-		dim[k] = 1
-		if hi[k] > lo[k] {
-			dim[k] = int((hi[k]-lo[k])/cutoff) + 1
-		}
+		dim[k] = int(max(hi[k]-lo[k], 0)/cutoff) + 1
 		cells *= dim[k]
-	}
-	if cells > 64*n+1024 { // sparse outliers: a grid this big costs more than it saves
-		brute(pts, res, cutoff, minSep, emit)
-		return
 	}
 	inv := 1 / cutoff
 	coord := func(v float64, k int) int { return min(int((v-lo[k])*inv), dim[k]-1) }

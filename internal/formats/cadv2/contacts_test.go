@@ -1,0 +1,105 @@
+package cadv2
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/geom"
+)
+
+// TestContactGridMatchesBrute compares the grid with the all-pairs loop on
+// random clouds, including far outliers (brute fallback), non-finite points
+// and distances exactly at the cutoff.
+func TestContactGridMatchesBrute(t *testing.T) {
+	type pair struct{ i, j int32 }
+	tests := []struct {
+		name string
+		pts  func(r *rand.Rand, n int) []geom.Vec3
+	}{
+		{"dense", func(r *rand.Rand, n int) []geom.Vec3 {
+			p := make([]geom.Vec3, n)
+			for i := range p {
+				p[i] = geom.Vec3{r.Float64() * 40, r.Float64() * 40, r.Float64() * 40}
+			}
+			return p
+		}},
+		{"lattice at cutoff", func(r *rand.Rand, n int) []geom.Vec3 {
+			p := make([]geom.Vec3, n)
+			for i := range p {
+				p[i] = geom.Vec3{8 * float64(i%5), 8 * float64(i/5%5), 8 * float64(i/25)}
+			}
+			return p
+		}},
+		{"outliers and NaN", func(r *rand.Rand, n int) []geom.Vec3 {
+			p := make([]geom.Vec3, n)
+			for i := range p {
+				p[i] = geom.Vec3{r.Float64() * 30, r.Float64() * 30, r.Float64() * 30}
+			}
+			p[3] = geom.Vec3{1e12, -1e12, 5}
+			p[7] = geom.Vec3{math.NaN(), 0, 0}
+			p[9] = geom.Vec3{math.Inf(1), 0, 0}
+			return p
+		}},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, tt := range tests {
+		for _, n := range []int{0, 1, 12, 300} {
+			if tt.name == "outliers and NaN" && n < 12 {
+				continue
+			}
+			pts := tt.pts(r, n)
+			res := make([]int32, n)
+			for i := range res {
+				res[i] = int32(2 * i)
+			}
+			var got, want []pair
+			var g contactGrid
+			g.find(pts, res, 8.0, 6, func(i, j int32) { got = append(got, pair{i, j}) })
+			brute(pts, res, 8.0, 6, func(i, j int32) { want = append(want, pair{i, j}) })
+			if !slices.Equal(got, want) {
+				t.Errorf("%s n=%d: grid found %d pairs, brute force %d (or in another order)", tt.name, n, len(got), len(want))
+			}
+			if tt.name == "dense" && n == 300 && len(want) == 0 {
+				t.Errorf("dense cloud has no contacts: test data too sparse")
+			}
+		}
+	}
+}
+
+func TestSortRankedIsStableDescending(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 2, 50, 3000} {
+		ranks := make([]float64, n)
+		for i := range ranks {
+			ranks[i] = math.Round(r.NormFloat64()*4) / 4 // many ties
+			if i%7 == 0 {
+				ranks[i] = math.Copysign(0, -1)
+			}
+		}
+		v := make([]ranked, n)
+		for i := range v {
+			v[i] = ranked{key: rankKey(ranks[i]), idx: int32(i)}
+		}
+		got := sortRanked(v, make([]ranked, n))
+		want := make([]int32, n)
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortStableFunc(want, func(a, b int32) int {
+			switch {
+			case -ranks[a] < -ranks[b]:
+				return -1
+			case -ranks[a] > -ranks[b]:
+				return 1
+			}
+			return 0
+		})
+		for i := range want {
+			if got[i].idx != want[i] {
+				t.Fatalf("n=%d: position %d holds %d, want %d", n, i, got[i].idx, want[i])
+			}
+		}
+	}
+}
