@@ -9,6 +9,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
@@ -39,6 +40,9 @@ func cycle(i int) string { return aminoAcids[i%len(aminoAcids)] }
 
 func mustFormat(t testing.TB, kv map[string]string) *Format {
 	t.Helper()
+	if !pyrandom.ExactLibm {
+		t.Skip("built without cgo: the format refuses to run (pyrandom.ExactLibm is false)")
+	}
 	f, err := NewFromOptions(kv)
 	if err != nil {
 		t.Fatal(err)
@@ -283,5 +287,12 @@ func TestLookups(t *testing.T) {
 		if c := residueCode(n); c != unk {
 			t.Errorf("residueCode(%q) = %d, want UNK", n, c)
 		}
+	}
+}
+
+func TestNewNeedsExactLibm(t *testing.T) {
+	_, err := New(Defaults())
+	if (err == nil) != pyrandom.ExactLibm {
+		t.Errorf("New with ExactLibm=%v: error %v", pyrandom.ExactLibm, err)
 	}
 }
