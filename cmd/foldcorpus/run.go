@@ -81,7 +81,7 @@ func (rf *runFlags) spec(ctx context.Context) (planner.Spec, error) {
 		if n <= 0 {
 			n = 64
 		}
-		glob, err = synth.WriteSample(ctx, localblob.Store{}, filepath.Join(out, "_sample"), n, 4)
+		glob, err = synth.WriteSample(ctx, localblob.Store{}, filepath.Join(out, "_sample"), n, 4, true)
 		if err != nil {
 			return planner.Spec{}, err
 		}

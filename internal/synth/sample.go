@@ -19,7 +19,7 @@ const SampleSeed = 20240601
 var SampleColumns = []format.Column{
 	{Name: "entry_id", Type: format.String},
 	{Name: "gcs_uri", Type: format.String},
-	{Name: "cif_content", Type: format.String},
+	{Name: "cif_content", Type: format.String, Nullable: true},
 	{Name: "split", Type: format.String},
 	{Name: "seq_cluster_id", Type: format.String},
 	{Name: "tax_id", Type: format.Int64},
@@ -30,10 +30,11 @@ var SampleColumns = []format.Column{
 // WriteSample writes n synthetic structures as dir/cif/<entry_id>.cif and a
 // manifest of them split over `files` parquet files
 // dir/manifest/sample-NNNNN.parquet, with both a file:// URI column (gcs_uri)
-// and the inline text (cif_content). It returns the manifest glob. Files are
+// and, when inline is set, the inline text (cif_content; otherwise null). It
+// returns the manifest glob. Files are
 // created create-only: an existing sample with the same bytes is kept; a
 // different one is an error.
-func WriteSample(ctx context.Context, store blob.Store, dir string, n, files int) (glob string, err error) {
+func WriteSample(ctx context.Context, store blob.Store, dir string, n, files int, inline bool) (glob string, err error) {
 	defer derrors.Wrap(&err, "synth.WriteSample(%s)", dir)
 	dir, err = filepath.Abs(dir)
 	if err != nil {
@@ -52,7 +53,11 @@ func WriteSample(ctx context.Context, store blob.Store, dir string, n, files int
 			split = "valid"
 		}
 		f := i * files / n
-		rows[f] = append(rows[f], []any{p.EntryID, "file://" + path, string(p.CIF), split,
+		var text any
+		if inline {
+			text = string(p.CIF)
+		}
+		rows[f] = append(rows[f], []any{p.EntryID, "file://" + path, text, split,
 			fmt.Sprintf("C%04d", i/3), int64(9606), int64(len(p.Residues)), p.GlobalPLDDT()})
 	}
 	for f, rs := range rows {
