@@ -84,7 +84,6 @@ type builder struct {
 	curModel, curPart, curRes int
 	intern                    map[string]string
 	cache                     [512]string
-	err                       error
 }
 
 func newBuilder(data []byte) *builder {
