@@ -37,6 +37,7 @@ type reportConfig struct {
 	contextLength    int
 	runID            string
 	firestoreProject string
+	noStatements     bool
 	quiet            bool
 }
 
@@ -47,6 +48,7 @@ func runReport(ctx context.Context, args []string) error {
 	fl.IntVar(&cfg.contextLength, "context-length", 8192, "context length for context fill (tokens / context length)")
 	fl.StringVar(&cfg.runID, "run", "", "run id in the ledger (default: the latest run of the output)")
 	fl.StringVar(&cfg.firestoreProject, "firestore-project", "", "gs:// output: read the ledger from Firestore in this project (default: the files' metadata only)")
+	fl.BoolVar(&cfg.noStatements, "no-statements", false, "skip the statement mix: leave the document column unread (tokens from num_tokens)")
 	fl.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: foldcorpus report [flags] DIR\n\nDIR is a run's output folder (a path, file:// or gs:// URI).")
 		fl.PrintDefaults()
@@ -74,7 +76,7 @@ func writeReport(ctx context.Context, outDir string) (string, error) {
 }
 
 func buildReport(ctx context.Context, dir string, cfg reportConfig) (string, error) {
-	opts := report.Options{Format: cfg.format, ContextLength: cfg.contextLength}
+	opts := report.Options{Format: cfg.format, ContextLength: cfg.contextLength, SkipDocuments: cfg.noStatements}
 	var store blob.Store
 	if strings.HasPrefix(dir, "gs://") {
 		client, err := storage.NewClient(ctx)

@@ -34,18 +34,29 @@ func num(t *testing.T, row map[string]any, key string) float64 {
 	return v
 }
 
-// duckDist computes a Dist over the DOUBLE expression x of relation from in
-// DuckDB (quantile_cont is linear interpolation, like numpy's default).
+// distCols returns the DuckDB aggregates of a Dist over the DOUBLE column x
+// (quantile_cont is linear interpolation, like numpy's default), named
+// with prefix p.
+func distCols(x, p string) string {
+	return fmt.Sprintf(`count(%[1]s)::DOUBLE %[2]s_c, coalesce(sum(%[1]s), 0) %[2]s_s, coalesce(avg(%[1]s), 0) %[2]s_m,
+		coalesce(min(%[1]s), 0) %[2]s_mi, coalesce(quantile_cont(%[1]s, 0.10), 0) %[2]s_p10, coalesce(quantile_cont(%[1]s, 0.25), 0) %[2]s_p25,
+		coalesce(quantile_cont(%[1]s, 0.5), 0) %[2]s_p50, coalesce(quantile_cont(%[1]s, 0.75), 0) %[2]s_p75,
+		coalesce(quantile_cont(%[1]s, 0.90), 0) %[2]s_p90, coalesce(quantile_cont(%[1]s, 0.99), 0) %[2]s_p99, coalesce(max(%[1]s), 0) %[2]s_mx`, x, p)
+}
+
+// rowDist reads the Dist named p from a row of distCols.
+func rowDist(t *testing.T, r map[string]any, p string) Dist {
+	t.Helper()
+	f := func(k string) float64 { return num(t, r, p+"_"+k) }
+	return Dist{Count: int64(f("c")), Sum: f("s"), Mean: f("m"), Min: f("mi"), P10: f("p10"), P25: f("p25"),
+		P50: f("p50"), P75: f("p75"), P90: f("p90"), P99: f("p99"), Max: f("mx")}
+}
+
+// duckDist computes a Dist over the expression x of relation from in DuckDB.
 func duckDist(t *testing.T, x, from string) Dist {
 	t.Helper()
-	sql := fmt.Sprintf(`SELECT count(x)::DOUBLE c, coalesce(sum(x), 0) s, coalesce(avg(x), 0) m, coalesce(min(x), 0) mi,
-		coalesce(quantile_cont(x, 0.10), 0) p10, coalesce(quantile_cont(x, 0.25), 0) p25, coalesce(quantile_cont(x, 0.5), 0) p50,
-		coalesce(quantile_cont(x, 0.75), 0) p75, coalesce(quantile_cont(x, 0.90), 0) p90, coalesce(quantile_cont(x, 0.99), 0) p99,
-		coalesce(max(x), 0) mx FROM (SELECT (%s)::DOUBLE x FROM %s)`, x, from)
-	r := duckcheck.Query(t, sql)[0]
-	return Dist{Count: int64(num(t, r, "c")), Sum: num(t, r, "s"), Mean: num(t, r, "m"), Min: num(t, r, "mi"),
-		P10: num(t, r, "p10"), P25: num(t, r, "p25"), P50: num(t, r, "p50"), P75: num(t, r, "p75"),
-		P90: num(t, r, "p90"), P99: num(t, r, "p99"), Max: num(t, r, "mx")}
+	r := duckcheck.Query(t, fmt.Sprintf("SELECT %s FROM (SELECT (%s)::DOUBLE x FROM %s)", distCols("x", "d"), x, from))[0]
+	return rowDist(t, r, "d")
 }
 
 func checkDist(t *testing.T, name string, got, want Dist) {
@@ -60,12 +71,9 @@ func checkDist(t *testing.T, name string, got, want Dist) {
 	}
 }
 
-// checkHist recounts every bin of h in DuckDB.
-func checkHist(t *testing.T, name string, h Histogram, x, from string) {
-	t.Helper()
-	if len(h.Edges) != len(h.Counts)+1 || len(h.Counts) == 0 {
-		t.Fatalf("summary %s histogram: %d edges for %d counts", name, len(h.Edges), len(h.Counts))
-	}
+// histCols returns DuckDB aggregates recounting every bin of h over the
+// DOUBLE column x, named with prefix p.
+func histCols(h Histogram, x, p string) string {
 	var cols []string
 	last := len(h.Counts) - 1
 	for i := range h.Counts {
@@ -73,17 +81,22 @@ func checkHist(t *testing.T, name string, h Histogram, x, from string) {
 		if i == last {
 			op = "<="
 		}
-		cols = append(cols, fmt.Sprintf("count_if(x >= %v AND x %s %v)::DOUBLE b%d", h.Edges[i], op, h.Edges[i+1], i))
+		cols = append(cols, fmt.Sprintf("count_if(%s >= %v AND %s %s %v)::DOUBLE %s_b%d", x, h.Edges[i], x, op, h.Edges[i+1], p, i))
 	}
-	cols = append(cols, fmt.Sprintf("count_if(x < %v)::DOUBLE below", h.Edges[0]), fmt.Sprintf("count_if(x > %v)::DOUBLE above", h.Edges[last+1]))
-	r := duckcheck.Query(t, fmt.Sprintf("SELECT %s FROM (SELECT (%s)::DOUBLE x FROM %s)", strings.Join(cols, ", "), x, from))[0]
+	cols = append(cols, fmt.Sprintf("count_if(%s < %v)::DOUBLE %s_below", x, h.Edges[0], p), fmt.Sprintf("count_if(%s > %v)::DOUBLE %s_above", x, h.Edges[last+1], p))
+	return strings.Join(cols, ", ")
+}
+
+// checkHist compares h with a row of histCols.
+func checkHist(t *testing.T, name string, h Histogram, r map[string]any, p string) {
+	t.Helper()
 	for i, c := range h.Counts {
-		if w := num(t, r, fmt.Sprintf("b%d", i)); float64(c) != w {
+		if w := num(t, r, fmt.Sprintf("%s_b%d", p, i)); float64(c) != w {
 			t.Errorf("summary %s histogram bin [%v, %v]: %d, DuckDB counts %v", name, h.Edges[i], h.Edges[i+1], c, w)
 		}
 	}
-	if float64(h.Below) != num(t, r, "below") || float64(h.Above) != num(t, r, "above") {
-		t.Errorf("summary %s histogram below/above %d/%d, DuckDB %v/%v", name, h.Below, h.Above, r["below"], r["above"])
+	if float64(h.Below) != num(t, r, p+"_below") || float64(h.Above) != num(t, r, p+"_above") {
+		t.Errorf("summary %s histogram below/above %d/%d, DuckDB %v/%v", name, h.Below, h.Above, r[p+"_below"], r[p+"_above"])
 	}
 }
 
@@ -112,40 +125,45 @@ func checkSummary(t *testing.T, dir string, shards []ledger.Shard, contextLength
 	glob := filepath.Join(dir, "*.parquet")
 	pq := fmt.Sprintf("read_parquet('%s')", glob)
 
-	r := duckcheck.Query(t, fmt.Sprintf("SELECT count(*)::DOUBLE docs FROM %s", pq))[0]
-	if float64(s.Documents) != num(t, r, "docs") {
-		t.Errorf("summary documents = %d, DuckDB counts %v", s.Documents, r["docs"])
+	// Files, documents and documents per file, from the parquet footers.
+	r := duckcheck.Query(t, fmt.Sprintf("SELECT count(*)::DOUBLE files, sum(num_rows)::DOUBLE docs, %s FROM parquet_file_metadata('%s')",
+		distCols("num_rows::DOUBLE", "dps"), glob))[0]
+	if float64(s.Documents) != num(t, r, "docs") || float64(s.Files) != num(t, r, "files") {
+		t.Errorf("summary documents/files = %d/%d, DuckDB counts %v/%v", s.Documents, s.Files, r["docs"], r["files"])
 	}
-	r = duckcheck.Query(t, fmt.Sprintf("SELECT count(*)::DOUBLE files FROM parquet_file_metadata('%s')", glob))[0]
-	if float64(s.Files) != num(t, r, "files") {
-		t.Errorf("summary files = %d, DuckDB counts %v", s.Files, r["files"])
-	}
-	checkDist(t, "documents_per_shard", s.DocsPerShard, duckDist(t, "num_rows", fmt.Sprintf("parquet_file_metadata('%s')", glob)))
+	checkDist(t, "documents_per_shard", s.DocsPerShard, rowDist(t, r, "dps"))
 
+	// Every per-document figure and histogram, in one query over the rows.
 	tokens := "len(string_split(document, ' '))"
-	for _, c := range []struct {
+	exprs := []string{"seq_len", "global_plddt", tokens, fmt.Sprintf("%s / %d", tokens, contextLength)}
+	for _, tok := range stmtTokens {
+		exprs = append(exprs, fmt.Sprintf("list_count(list_filter(string_split(document, ' '), tok -> tok = '%s'))", tok))
+	}
+	hists := []struct {
 		name string
 		d    *DistHist
-		x    string
-	}{
-		{"seq_len", s.SeqLen, "seq_len"},
-		{"global_plddt", s.GlobalPLDDT, "global_plddt"},
-		{"num_tokens", s.NumTokens, tokens},
-		{"context_fill", s.ContextFill, fmt.Sprintf("%s / %d", tokens, contextLength)},
-	} {
-		if c.d == nil {
-			t.Errorf("summary has no %s", c.name)
-			continue
+	}{{"seq_len", s.SeqLen}, {"global_plddt", s.GlobalPLDDT}, {"num_tokens", s.NumTokens}, {"context_fill", s.ContextFill}}
+	var inner, outer []string
+	for i, e := range exprs {
+		inner = append(inner, fmt.Sprintf("(%s)::DOUBLE x%d", e, i))
+		outer = append(outer, distCols(fmt.Sprintf("x%d", i), fmt.Sprintf("v%d", i)))
+	}
+	for i, h := range hists {
+		if h.d == nil {
+			t.Fatalf("summary has no %s", h.name)
 		}
-		checkDist(t, c.name, c.d.Dist, duckDist(t, c.x, pq))
-		checkHist(t, c.name, c.d.Histogram, c.x, pq)
+		outer = append(outer, histCols(h.d.Histogram, fmt.Sprintf("x%d", i), fmt.Sprintf("h%d", i)))
 	}
 	if s.Statements == nil {
 		t.Fatalf("summary has no statements")
 	}
+	r = duckcheck.Query(t, fmt.Sprintf("SELECT %s FROM (SELECT %s FROM %s)", strings.Join(outer, ", "), strings.Join(inner, ", "), pq))[0]
+	for i, h := range hists {
+		checkDist(t, h.name, h.d.Dist, rowDist(t, r, fmt.Sprintf("v%d", i)))
+		checkHist(t, h.name, h.d.Histogram, r, fmt.Sprintf("h%d", i))
+	}
 	for k, name := range stmtNames {
-		x := fmt.Sprintf("list_count(list_filter(string_split(document, ' '), tok -> tok = '%s'))", stmtTokens[k])
-		want := duckDist(t, x, pq)
+		want := rowDist(t, r, fmt.Sprintf("v%d", len(hists)+k))
 		checkDist(t, "statements."+name, s.Statements.PerDocument[name], want)
 		if float64(s.Statements.Totals[name]) != want.Sum {
 			t.Errorf("summary statements.totals.%s = %d, DuckDB %v", name, s.Statements.Totals[name], want.Sum)

@@ -201,8 +201,9 @@ func accounting(files []*shardFile, shards []ledger.Shard, total int) Accounting
 }
 
 // throughput derives documents per second over the run from the done
-// shards' start and finish times; nil when the ledger has no times.
-func throughput(shards []ledger.Shard, buckets int) *Throughput {
+// shards' start and finish times, in at most maxBuckets time buckets (no
+// more than there are done shards); nil when the ledger has no times.
+func throughput(shards []ledger.Shard, maxBuckets int) *Throughput {
 	var t Throughput
 	var docs, rows int64
 	var done []ledger.Shard
@@ -223,6 +224,7 @@ func throughput(shards []ledger.Shard, buckets int) *Throughput {
 	if len(done) == 0 {
 		return nil
 	}
+	buckets := min(maxBuckets, len(done))
 	t.Start, t.End = t.Start.UTC(), t.End.UTC()
 	wall := t.End.Sub(t.Start).Seconds()
 	t.WallS = wall

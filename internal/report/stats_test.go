@@ -1,0 +1,121 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+)
+
+func TestQuantile(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		q    float64
+		want float64
+	}{
+		{[]float64{1, 2, 3, 4}, 0.5, 2.5}, // numpy.quantile([1,2,3,4], 0.5)
+		{[]float64{1, 2, 3, 4}, 0.1, 1.3},
+		{[]float64{1, 2, 3, 4}, 0.99, 3.97},
+		{[]float64{5}, 0.9, 5},
+		{[]float64{0, 10}, 0.25, 2.5},
+		{nil, 0.5, 0},
+	} {
+		if got := quantile(c.in, c.q); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("quantile(%v, %v) = %v, want %v", c.in, c.q, got, c.want)
+		}
+	}
+	d := newDist([]float64{3, math.NaN(), 1, 2})
+	if d.Count != 3 || d.Sum != 6 || d.Min != 1 || d.Max != 3 || d.P50 != 2 {
+		t.Errorf("newDist with a NaN = %+v, want 3 values 1..3", d)
+	}
+}
+
+func TestHistogram(t *testing.T) {
+	for _, c := range []struct {
+		values       []float64
+		edges        []float64
+		counts       []int64
+		below, above int64
+	}{
+		{[]float64{0, 0.5, 1, 1.5, 2}, []float64{0, 1, 2}, []int64{2, 3}, 0, 0}, // last bin holds its upper edge
+		{[]float64{-1, 3, math.NaN(), 1}, []float64{0, 1, 2}, []int64{0, 1}, 1, 1},
+		{nil, []float64{0, 5}, []int64{0}, 0, 0},
+	} {
+		h := newHistogram(c.values, c.edges)
+		if !slices.Equal(h.Counts, c.counts) || h.Below != c.below || h.Above != c.above {
+			t.Errorf("newHistogram(%v, %v) = %v below %d above %d, want %v below %d above %d",
+				c.values, c.edges, h.Counts, h.Below, h.Above, c.counts, c.below, c.above)
+		}
+	}
+	for _, c := range []struct {
+		max   float64
+		bins  int
+		width float64
+		last  float64
+	}{
+		{2136, 40, 100, 2200},
+		{8192, 32, 500, 8500},
+		{0, 30, 1, 2},
+		{37, 30, 2, 38},
+	} {
+		e := integerEdges(c.max, c.bins)
+		if e[1]-e[0] != c.width || e[len(e)-1] != c.last || e[len(e)-1] < c.max {
+			t.Errorf("integerEdges(%v, %d) = width %v last %v, want %v, %v", c.max, c.bins, e[1]-e[0], e[len(e)-1], c.width, c.last)
+		}
+	}
+}
+
+func TestCountTokens(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		n    int
+		want [nStmt]int
+	}{
+		{"<contacts-and-distances-v2> <begin_sequence> <ALA> <begin_statements> <think> <long-range-contact> <p1> <p30> <distance> <p1> <p3> <CA> <CB> <d3.5> <plddt_lt70> <end>", 16, [nStmt]int{1, 0, 0, 1, 1}},
+		{"<think> <think> <medium-range-contact> <p1> <p13> <short-range-contact> <p2> <p9> <end>", 9, [nStmt]int{0, 1, 1, 0, 2}},
+		{"", 0, [nStmt]int{}},
+		{"<d> <distancex> <think>x", 3, [nStmt]int{}},
+	} {
+		n, got := countTokens(c.doc)
+		if n != c.n || got != c.want {
+			t.Errorf("countTokens(%q) = %d, %v, want %d, %v", c.doc, n, got, c.n, c.want)
+		}
+	}
+}
+
+func TestThroughputAndAccounting(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	shards := []ledger.Shard{
+		{Index: 0, Status: ledger.Done, Started: t0, Finished: t0.Add(2 * time.Second), Counts: ledger.Counts{RowsIn: 12, DocsOut: 10, Filtered: map[string]int64{"too_short": 2}}},
+		// a clock that disagrees: finished before the run's first start
+		{Index: 1, Status: ledger.Done, Started: t0.Add(time.Second), Finished: t0.Add(-time.Second), Counts: ledger.Counts{RowsIn: 5, DocsOut: 4, Skipped: 1}},
+		{Index: 2, Status: ledger.DeadLettered, Attempts: 5, EntryID: "X", Error: "boom"},
+		{Index: 3, Status: ledger.Pending},
+	}
+	tp := throughput(shards, 40)
+	if tp == nil || tp.WallS != 2 || tp.DocsPerS != 7 || len(tp.DocsPerSBy) != 2 {
+		t.Fatalf("throughput = %+v, want 14 docs over 2 s in 2 buckets", tp)
+	}
+	if got := tp.DocsPerSBy[0]*tp.BucketS + tp.DocsPerSBy[1]*tp.BucketS; got != 14 {
+		t.Errorf("buckets hold %v documents, want 14", got)
+	}
+	if throughput(shards[2:], 40) != nil {
+		t.Errorf("throughput without done shards is not nil")
+	}
+	a := accounting(nil, shards, 5)
+	want := fmt.Sprint(Accounting{Source: "ledger", RowsIn: 17, DocsOut: 14, Filtered: map[string]int64{"too_short": 2}, Skipped: 1, Balanced: true,
+		ShardsDone: 2, ShardsFailed: 1, ShardsMissing: 2, Failures: []Failure{{Shard: 2, Status: "dead_lettered", Attempts: 5, EntryID: "X", Error: "boom"}}, Missing: []int{3, 4}})
+	if got := fmt.Sprint(a); got != want {
+		t.Errorf("accounting =\n%s\nwant\n%s", got, want)
+	}
+	c, ok := countsFromMeta(map[string]string{"other": "x", metaKey: `{"format":"f","rows_in":3,"docs_out":2,"filtered":{"a":1}}`})
+	if !ok || c.RowsIn != 3 || c.DocsOut != 2 || c.Filtered["a"] != 1 {
+		t.Errorf("countsFromMeta = %+v, %v", c, ok)
+	}
+	if f := formatFromMeta(map[string]string{metaKey: `{"format":"f"}`}); f != "f" {
+		t.Errorf("formatFromMeta = %q, want f", f)
+	}
+}
