@@ -14,7 +14,7 @@ func BenchmarkGenerate(b *testing.B) {
 	inputs := make([]format.Input, len(cases))
 	formats := make([]format.Format, len(cases))
 	for i, c := range cases {
-		inputs[i] = format.Input{EntryID: c.Input.EntryID, Record: c.Input.record()}
+		inputs[i] = format.Input{EntryID: c.EntryID, Record: c.Record}
 		f, err := New(optionsFor(b, c.Variant))
 		if err != nil {
 			b.Fatal(err)

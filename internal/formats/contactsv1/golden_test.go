@@ -13,52 +13,14 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
-// goldenInput is one analysis record as the golden file stores it.
-type goldenInput struct {
-	EntryID        string    `json:"entry_id"`
-	SeqLen         *int64    `json:"seq_len"`
-	GlobalPLDDT    *float64  `json:"global_plddt"`
-	NumContacts    *int64    `json:"num_contacts"`
-	ResidueResname []string  `json:"residue_resname"`
-	ResidueResnum  []int64   `json:"residue_resnum"`
-	ResidueChain   []string  `json:"residue_chain"`
-	ContactSeqI    []int64   `json:"contact_seq_i"`
-	ContactSeqJ    []int64   `json:"contact_seq_j"`
-	ContactDegree  []float64 `json:"contact_degree"`
-}
-
-// record converts the golden input to the pipeline's record map: the types
-// format.Input.Record carries, nulls as nil.
-func (g goldenInput) record() map[string]any {
-	rec := map[string]any{
-		"entry_id":        g.EntryID,
-		"seq_len":         nil,
-		"global_plddt":    nil,
-		"num_contacts":    nil,
-		"residue_resname": g.ResidueResname,
-		"residue_resnum":  g.ResidueResnum,
-		"residue_chain":   g.ResidueChain,
-		"contact_seq_i":   g.ContactSeqI,
-		"contact_seq_j":   g.ContactSeqJ,
-		"contact_degree":  g.ContactDegree,
-	}
-	if g.SeqLen != nil {
-		rec["seq_len"] = *g.SeqLen
-	}
-	if g.GlobalPLDDT != nil {
-		rec["global_plddt"] = *g.GlobalPLDDT
-	}
-	if g.NumContacts != nil {
-		rec["num_contacts"] = *g.NumContacts
-	}
-	return rec
-}
-
 type goldenCase struct {
-	Variant string         `json:"variant"`
-	Input   goldenInput    `json:"input"`
-	Outcome string         `json:"outcome"`
-	Output  map[string]any `json:"output"`
+	Variant string          `json:"variant"`
+	Input   json.RawMessage `json:"input"`
+	Outcome string          `json:"outcome"`
+	Output  map[string]any  `json:"output"`
+	// Record is Input decoded as the pipeline hands a manifest row over.
+	Record  map[string]any `json:"-"`
+	EntryID string         `json:"-"`
 }
 
 func loadGolden(tb testing.TB) []goldenCase {
@@ -77,6 +39,11 @@ func loadGolden(tb testing.TB) []goldenCase {
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			tb.Fatalf("%s line %d: %v", path, len(cases)+1, err)
 		}
+		rec, err := RecordFromJSON(c.Input)
+		if err != nil {
+			tb.Fatalf("%s line %d: %v", path, len(cases)+1, err)
+		}
+		c.Record, c.EntryID = rec, rec["entry_id"].(string)
 		cases = append(cases, c)
 	}
 	if err := sc.Err(); err != nil {
@@ -132,15 +99,15 @@ func TestGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := f.Generate(format.Input{EntryID: c.Input.EntryID, Record: c.Input.record()})
+		res, err := f.Generate(format.Input{EntryID: c.EntryID, Record: c.Record})
 		if err != nil {
-			t.Errorf("case %d %s %s: Generate: %v", n+1, c.Variant, c.Input.EntryID, err)
+			t.Errorf("case %d %s %s: Generate: %v", n+1, c.Variant, c.EntryID, err)
 			continue
 		}
 		switch c.Outcome {
 		case "filtered":
 			if res.Filtered == "" {
-				t.Errorf("case %d %s %s: got a document, want filtered", n+1, c.Variant, c.Input.EntryID)
+				t.Errorf("case %d %s %s: got a document, want filtered", n+1, c.Variant, c.EntryID)
 			}
 			continue
 		case "document":
@@ -148,12 +115,12 @@ func TestGolden(t *testing.T) {
 			t.Fatalf("case %d: unknown outcome %q", n+1, c.Outcome)
 		}
 		if res.Filtered != "" {
-			t.Errorf("case %d %s %s: filtered %q, want a document", n+1, c.Variant, c.Input.EntryID, res.Filtered)
+			t.Errorf("case %d %s %s: filtered %q, want a document", n+1, c.Variant, c.EntryID, res.Filtered)
 			continue
 		}
 		got := jsonRow(t, f.Columns(), res)
 		if got["document"] != c.Output["document"] {
-			t.Errorf("case %d %s %s: document differs:\n got %.300s\nwant %.300s", n+1, c.Variant, c.Input.EntryID,
+			t.Errorf("case %d %s %s: document differs:\n got %.300s\nwant %.300s", n+1, c.Variant, c.EntryID,
 				got["document"], c.Output["document"])
 		}
 		keys := map[string]bool{}
@@ -176,7 +143,7 @@ func TestGolden(t *testing.T) {
 			w, wok := c.Output[k]
 			if gok != wok || !reflect.DeepEqual(g, w) {
 				t.Errorf("case %d %s %s: column %s = %v (present %v), want %v (present %v)",
-					n+1, c.Variant, c.Input.EntryID, k, g, gok, w, wok)
+					n+1, c.Variant, c.EntryID, k, g, gok, w, wok)
 			}
 		}
 	}

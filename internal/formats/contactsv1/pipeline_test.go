@@ -67,23 +67,23 @@ func writeManifest(t *testing.T, path string, cases []contactsv1.GoldenCase, row
 		}
 	}
 	for k, c := range cases {
-		in := c.Input
-		b.Field(0).(*array.StringBuilder).Append(in.EntryID)
-		b.Field(1).(*array.Int64Builder).Append(*in.SeqLen)
-		if in.GlobalPLDDT == nil {
-			b.Field(2).AppendNull()
+		r := c.Record
+		b.Field(0).(*array.StringBuilder).Append(r["entry_id"].(string))
+		b.Field(1).(*array.Int64Builder).Append(r["seq_len"].(int64))
+		if p, ok := r["global_plddt"].(float64); ok {
+			b.Field(2).(*array.Float64Builder).Append(p)
 		} else {
-			b.Field(2).(*array.Float64Builder).Append(*in.GlobalPLDDT)
+			b.Field(2).AppendNull()
 		}
-		b.Field(3).(*array.Int64Builder).Append(*in.NumContacts)
-		strs(b.Field(4), in.ResidueResname)
-		ints(b.Field(5), in.ResidueResnum)
-		strs(b.Field(6), in.ResidueChain)
-		ints(b.Field(7), in.ContactSeqI)
-		ints(b.Field(8), in.ContactSeqJ)
+		b.Field(3).(*array.Int64Builder).Append(r["num_contacts"].(int64))
+		strs(b.Field(4), r["residue_resname"].([]string))
+		ints(b.Field(5), r["residue_resnum"].([]int64))
+		strs(b.Field(6), r["residue_chain"].([]string))
+		ints(b.Field(7), r["contact_seq_i"].([]int64))
+		ints(b.Field(8), r["contact_seq_j"].([]int64))
 		lb := b.Field(9).(*array.ListBuilder)
 		lb.Append(true)
-		lb.ValueBuilder().(*array.Float64Builder).AppendValues(in.ContactDegree, nil)
+		lb.ValueBuilder().(*array.Float64Builder).AppendValues(r["contact_degree"].([]float64), nil)
 		b.Field(10).(*array.StringBuilder).Append(fmt.Sprintf("split-%d", k))
 	}
 	rec := b.NewRecordBatch()
@@ -197,20 +197,20 @@ func TestPipelineRun(t *testing.T) {
 			// Each written row equals the reference's, passthrough included.
 			for k, c := range cases {
 				if c.Outcome != "document" {
-					if len(got[c.Input.EntryID]) != 0 {
-						t.Errorf("%s: filtered by the reference but written", c.Input.EntryID)
+					if len(got[c.EntryID]) != 0 {
+						t.Errorf("%s: filtered by the reference but written", c.EntryID)
 					}
 					continue
 				}
-				rows := got[c.Input.EntryID]
+				rows := got[c.EntryID]
 				if len(rows) == 0 {
-					t.Errorf("%s: no output row", c.Input.EntryID)
+					t.Errorf("%s: no output row", c.EntryID)
 					continue
 				}
 				row := toJSON(t, rows[0])
 				for col, want := range c.Output {
 					if !reflect.DeepEqual(row[col], want) {
-						t.Errorf("%s: column %s = %v, want %v", c.Input.EntryID, col, row[col], want)
+						t.Errorf("%s: column %s = %v, want %v", c.EntryID, col, row[col], want)
 					}
 				}
 				// Duplicate entry ids in the manifest are identical inputs:
@@ -221,7 +221,7 @@ func TestPipelineRun(t *testing.T) {
 					found = found || r["split"] == split
 				}
 				if !found {
-					t.Errorf("%s: no output row carries passthrough split=%s", c.Input.EntryID, split)
+					t.Errorf("%s: no output row carries passthrough split=%s", c.EntryID, split)
 				}
 			}
 

@@ -1,6 +1,7 @@
 package contactsv1
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -41,6 +42,58 @@ func RecordColumns() []format.Column {
 		{Name: "contact_seq_j", Type: format.Int64List},
 		{Name: "contact_degree", Type: format.Float64List},
 	}
+}
+
+// jsonRecord is an analysis record as JSON (the reference's analysis-record
+// row written as a JSON object; null where a value is missing).
+type jsonRecord struct {
+	EntryID        *string   `json:"entry_id"`
+	SeqLen         *int64    `json:"seq_len"`
+	GlobalPLDDT    *float64  `json:"global_plddt"`
+	NumContacts    *int64    `json:"num_contacts"`
+	ResidueResname []string  `json:"residue_resname"`
+	ResidueResnum  []int64   `json:"residue_resnum"`
+	ResidueChain   []string  `json:"residue_chain"`
+	ContactSeqI    []int64   `json:"contact_seq_i"`
+	ContactSeqJ    []int64   `json:"contact_seq_j"`
+	ContactDegree  []float64 `json:"contact_degree"`
+}
+
+// RecordFromJSON decodes one analysis record from a JSON object into the
+// map a manifest row becomes (format.Input.Record): the same value types,
+// nil for null or absent values. It checks types only; AnalysisFromRecord
+// validates.
+func RecordFromJSON(data []byte) (map[string]any, error) {
+	var j jsonRecord
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, derrors.Permanent(fmt.Errorf("contacts-v1 record: %w", err))
+	}
+	rec := map[string]any{}
+	opt := func(name string, ok bool, v any) {
+		rec[name] = nil
+		if ok {
+			rec[name] = v
+		}
+	}
+	opt("entry_id", j.EntryID != nil, deref(j.EntryID))
+	opt("seq_len", j.SeqLen != nil, deref(j.SeqLen))
+	opt("global_plddt", j.GlobalPLDDT != nil, deref(j.GlobalPLDDT))
+	opt("num_contacts", j.NumContacts != nil, deref(j.NumContacts))
+	opt("residue_resname", j.ResidueResname != nil, j.ResidueResname)
+	opt("residue_resnum", j.ResidueResnum != nil, j.ResidueResnum)
+	opt("residue_chain", j.ResidueChain != nil, j.ResidueChain)
+	opt("contact_seq_i", j.ContactSeqI != nil, j.ContactSeqI)
+	opt("contact_seq_j", j.ContactSeqJ != nil, j.ContactSeqJ)
+	opt("contact_degree", j.ContactDegree != nil, j.ContactDegree)
+	return rec, nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // AnalysisFromRecord decodes and validates one manifest record. entryID is

@@ -2,6 +2,7 @@ package contactsv1
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -159,6 +160,31 @@ func TestNewOptions(t *testing.T) {
 		}
 		if got := f.(*Format).cfg; got != tt.want {
 			t.Errorf("New(%v) config = %+v, want %+v", tt.opts, got, tt.want)
+		}
+	}
+}
+
+func TestRecordFromJSON(t *testing.T) {
+	rec, err := RecordFromJSON([]byte(`{"entry_id": "x", "seq_len": 3, "global_plddt": null,
+		"residue_resname": ["ALA", "GLY", "SER"], "contact_degree": [0.5]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		col  string
+		want any
+	}{
+		{"entry_id", "x"}, {"seq_len", int64(3)}, {"global_plddt", nil}, {"num_contacts", nil},
+		{"residue_resname", []string{"ALA", "GLY", "SER"}}, {"residue_chain", nil}, {"contact_degree", []float64{0.5}},
+	}
+	for _, tt := range tests {
+		if got := rec[tt.col]; fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", tt.want) {
+			t.Errorf("RecordFromJSON: %s = %#v, want %#v", tt.col, got, tt.want)
+		}
+	}
+	for _, bad := range []string{`{"seq_len": "three"}`, `{"contact_seq_i": [0.5]}`, `[1]`} {
+		if _, err := RecordFromJSON([]byte(bad)); !errors.Is(err, derrors.ErrPermanent) {
+			t.Errorf("RecordFromJSON(%s) error = %v, want a permanent error", bad, err)
 		}
 	}
 }
