@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
@@ -112,6 +113,7 @@ func benchDocs(ctx context.Context, args []string) error {
 	fset := flag.NewFlagSet("bench docs", flag.ContinueOnError)
 	name := fset.String("format", cadv2.Name, "format to benchmark: one of "+strings.Join(docsSortedKeys(docsBenchLoaders), ", "))
 	reps := fset.Int("reps", 15, "repetitions of each stage over all inputs; medians are reported")
+	profile := fset.String("cpuprofile", "", "write a CPU profile of the measured stages to this file")
 	opts := optFlag{}
 	fset.Var(opts, "opt", "format knob key=value (repeatable)")
 	fset.Usage = func() {
@@ -186,6 +188,17 @@ func benchDocs(ctx context.Context, args []string) error {
 	}
 	if err := genAll(); err != nil {
 		return err
+	}
+	if *profile != "" {
+		pf, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	n := float64(len(ins))
 	var readRate, genRate, bothRate, readWall, genWall, bothWall, readMB []float64

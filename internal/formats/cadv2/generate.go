@@ -25,8 +25,6 @@ const (
 	kindDistance
 )
 
-var kindToken = [...]string{"<long-range-contact>", "<medium-range-contact>", "<short-range-contact>", "<distance>"}
-
 // stmt is one statement: a contact (i, j) or a distance between atoms ai of
 // residue i and aj of residue j in distance bin bin (1-based).
 type stmt struct {
@@ -88,7 +86,7 @@ func NewGenerator(opts Options) *Generator {
 		}
 	}
 	for b := 1; b <= opts.DistanceBins; b++ {
-		g.distTokens = append(g.distTokens, "<d"+strconv.FormatFloat(float64(b)*opts.DistanceBinWidth, 'f', 1, 64)+">")
+		g.distTokens = append(g.distTokens, " <d"+strconv.FormatFloat(float64(b)*opts.DistanceBinWidth, 'f', 1, 64)+">")
 	}
 	return g
 }
