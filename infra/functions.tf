@@ -1,0 +1,151 @@
+# The two Cloud Functions (gen2, Go), built from the repository's functions/
+# package (Google's Go buildpack imports <module>/functions because the root
+# package is named functions). Both are reached only by their Terraform-owned
+# push subscriptions: internal ingress, OIDC-authenticated, no public invoker.
+
+locals {
+  # The functions' Config (functions/config.go) read from the environment:
+  # the same names for both functions. infra_test.go checks these names
+  # against what functions/ reads.
+  function_env = {
+    FOLDCORPUS_PROJECT              = var.project
+    FOLDCORPUS_REGION               = var.region
+    FOLDCORPUS_INPUT_BUCKETS        = join(",", concat([google_storage_bucket.input.name], var.extra_input_buckets))
+    FOLDCORPUS_OUTPUT_PREFIX        = "gs://${google_storage_bucket.output.name}/${var.output_prefix}"
+    FOLDCORPUS_SHARD_TOPIC          = google_pubsub_topic.shards.name
+    FOLDCORPUS_TOKENIZE_TOPIC       = google_pubsub_topic.tokenize.name
+    FOLDCORPUS_FORMAT               = var.format
+    FOLDCORPUS_TRIGGER_PARQUET      = tostring(var.trigger_parquet)
+    FOLDCORPUS_FETCH_CONCURRENCY    = tostring(var.fetch_concurrency)
+    FOLDCORPUS_MAX_OBJECT_BYTES     = tostring(var.max_object_bytes)
+    FOLDCORPUS_RETRY_WINDOW         = var.retry_window
+    FOLDCORPUS_LEASE                = var.lease
+    FOLDCORPUS_USER_PROJECT         = var.requester_pays ? var.project : ""
+    FOLDCORPUS_FIRESTORE_DATABASE   = google_firestore_database.ledger.name
+    FOLDCORPUS_LEDGER_COLLECTION    = var.ledger_collection
+    FOLDCORPUS_ROW_GROUPS_PER_SHARD = tostring(var.row_groups_per_shard)
+    FOLDCORPUS_LOG_LEVEL            = var.log_level
+  }
+  # Leave the Go runtime 10% of the instance for what its heap limit does
+  # not count (stacks, cgo, the page cache of the process).
+  planner_gomemlimit    = "${floor(var.planner_memory_mib * 0.9)}MiB"
+  shard_gomemlimit      = "${floor(var.shard_memory_mib * 0.9)}MiB"
+  deadletter_gomemlimit = "${floor(var.deadletter_memory_mib * 0.9)}MiB"
+}
+
+# The repository, zipped: the functions' source. A change of any file makes
+# a new object name and so a new deployment.
+data "archive_file" "source" {
+  type        = "zip"
+  source_dir  = "${path.module}/.."
+  output_path = "${path.module}/.terraform/foldcorpus-source.zip"
+  excludes = [
+    ".git", "node_modules", "infra/.terraform", "out", "docs",
+    "emulator-tests", "foldcorpus",
+  ]
+}
+
+resource "google_storage_bucket_object" "source" {
+  name   = "functions/source-${data.archive_file.source.output_sha256}.zip"
+  bucket = google_storage_bucket.source.name
+  source = data.archive_file.source.output_path
+}
+
+resource "google_cloudfunctions2_function" "planner" {
+  name     = "${local.name}-planner"
+  location = var.region
+  build_config {
+    runtime         = var.go_runtime
+    entry_point     = "Planner"
+    service_account = google_service_account.build.id
+    source {
+      storage_source {
+        bucket = google_storage_bucket.source.name
+        object = google_storage_bucket_object.source.name
+      }
+    }
+  }
+  service_config {
+    available_cpu                    = "1"
+    available_memory                 = "${var.planner_memory_mib}Mi"
+    timeout_seconds                  = var.planner_timeout_seconds
+    max_instance_count               = var.planner_max_instances
+    max_instance_request_concurrency = 1
+    ingress_settings                 = "ALLOW_INTERNAL_ONLY"
+    all_traffic_on_latest_revision   = true
+    service_account_email            = google_service_account.planner.email
+    environment_variables            = merge(local.function_env, { GOMEMLIMIT = local.planner_gomemlimit })
+  }
+  depends_on = [google_project_service.apis, google_project_iam_member.build]
+}
+
+resource "google_cloudfunctions2_function" "shardfn" {
+  name     = "${local.name}-shardfn"
+  location = var.region
+  build_config {
+    runtime         = var.go_runtime
+    entry_point     = "ShardFn"
+    service_account = google_service_account.build.id
+    source {
+      storage_source {
+        bucket = google_storage_bucket.source.name
+        object = google_storage_bucket_object.source.name
+      }
+    }
+  }
+  service_config {
+    available_cpu                    = "1"
+    available_memory                 = "${var.shard_memory_mib}Mi"
+    timeout_seconds                  = var.shard_timeout_seconds
+    max_instance_count               = var.shard_max_instances
+    max_instance_request_concurrency = 1
+    ingress_settings                 = "ALLOW_INTERNAL_ONLY"
+    all_traffic_on_latest_revision   = true
+    service_account_email            = google_service_account.shardfn.email
+    environment_variables            = merge(local.function_env, { GOMEMLIMIT = local.shard_gomemlimit })
+  }
+  depends_on = [google_project_service.apis, google_project_iam_member.build]
+}
+
+# Only the push identity may invoke the functions.
+resource "google_cloud_run_v2_service_iam_member" "pusher_invokes" {
+  for_each = {
+    planner    = google_cloudfunctions2_function.planner.service_config[0].service
+    shardfn    = google_cloudfunctions2_function.shardfn.service_config[0].service
+    deadletter = google_cloudfunctions2_function.deadletter.service_config[0].service
+  }
+  location = var.region
+  name     = each.value
+  role     = "roles/run.invoker"
+  member   = "serviceAccount:${google_service_account.pusher.email}"
+}
+
+# Marks the shard of each dead-lettered message dead_lettered in the ledger,
+# so `foldcorpus status` shows it and rerun publishes it again.
+resource "google_cloudfunctions2_function" "deadletter" {
+  name     = "${local.name}-deadletter"
+  location = var.region
+  build_config {
+    runtime         = var.go_runtime
+    entry_point     = "DeadLetter"
+    service_account = google_service_account.build.id
+    source {
+      storage_source {
+        bucket = google_storage_bucket.source.name
+        object = google_storage_bucket_object.source.name
+      }
+    }
+  }
+  service_config {
+    available_cpu                    = "1"
+    available_memory                 = "${var.deadletter_memory_mib}Mi"
+    timeout_seconds                  = 60
+    max_instance_count               = var.deadletter_max_instances
+    max_instance_request_concurrency = 1
+    ingress_settings                 = "ALLOW_INTERNAL_ONLY"
+    all_traffic_on_latest_revision   = true
+    service_account_email            = google_service_account.deadletter.email
+    environment_variables            = merge(local.function_env, { GOMEMLIMIT = local.deadletter_gomemlimit })
+  }
+  depends_on = [google_project_service.apis, google_project_iam_member.build]
+}

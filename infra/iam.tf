@@ -1,0 +1,179 @@
+# One service account per component, each with only what it needs. No
+# project-wide storage or Pub/Sub roles, no basic roles, nothing for
+# allUsers/allAuthenticatedUsers. Firestore has no per-collection IAM: the
+# ledger roles are conditioned on the ledger database.
+
+resource "google_service_account" "planner" {
+  account_id   = "${local.name}-planner"
+  display_name = "foldcorpus planner function"
+}
+
+resource "google_service_account" "shardfn" {
+  account_id   = "${local.name}-shardfn"
+  display_name = "foldcorpus shard function"
+}
+
+resource "google_service_account" "tpujob" {
+  account_id   = "${local.name}-tpujob"
+  display_name = "foldcorpus TPU tokenize job"
+}
+
+resource "google_service_account" "deadletter" {
+  account_id   = "${local.name}-deadletter"
+  display_name = "foldcorpus dead-letter function"
+}
+
+resource "google_service_account" "pusher" {
+  account_id   = "${local.name}-pusher"
+  display_name = "foldcorpus Pub/Sub push identity (invokes the functions)"
+}
+
+resource "google_service_account" "build" {
+  account_id   = "${local.name}-build"
+  display_name = "foldcorpus function builds"
+}
+
+locals {
+  ledger_condition = "resource.name == \"projects/${var.project}/databases/${var.firestore_database}\" || resource.name.startsWith(\"projects/${var.project}/databases/${var.firestore_database}/\")"
+  output_objects   = "projects/_/buckets/${local.output_bucket}/objects/${var.output_prefix}/"
+  staging_objects  = "projects/_/buckets/${local.output_bucket}/objects/${var.staging_prefix}/"
+}
+
+# --- planner: read manifests, publish shards, write the ledger.
+resource "google_storage_bucket_iam_member" "planner_reads_input" {
+  bucket = google_storage_bucket.input.name
+  role   = "roles/storage.objectViewer"
+  member = "serviceAccount:${google_service_account.planner.email}"
+}
+
+resource "google_pubsub_topic_iam_member" "planner_publishes_shards" {
+  topic  = google_pubsub_topic.shards.id
+  role   = "roles/pubsub.publisher"
+  member = "serviceAccount:${google_service_account.planner.email}"
+}
+
+# --- shardfn: read input, write (and verify) its output and staging
+# prefixes, publish staged shards for the tokenizer, write the ledger.
+resource "google_storage_bucket_iam_member" "shardfn_reads_input" {
+  bucket = google_storage_bucket.input.name
+  role   = "roles/storage.objectViewer"
+  member = "serviceAccount:${google_service_account.shardfn.email}"
+}
+
+resource "google_storage_bucket_iam_member" "shardfn_writes_output" {
+  bucket = google_storage_bucket.output.name
+  role   = "roles/storage.objectCreator"
+  member = "serviceAccount:${google_service_account.shardfn.email}"
+  condition {
+    title      = "output and staging prefixes"
+    expression = "resource.name.startsWith(\"${local.output_objects}\") || resource.name.startsWith(\"${local.staging_objects}\")"
+  }
+}
+
+resource "google_storage_bucket_iam_member" "shardfn_verifies_output" {
+  bucket = google_storage_bucket.output.name
+  role   = "roles/storage.objectViewer"
+  member = "serviceAccount:${google_service_account.shardfn.email}"
+  condition {
+    title      = "output and staging prefixes"
+    expression = "resource.name.startsWith(\"${local.output_objects}\") || resource.name.startsWith(\"${local.staging_objects}\")"
+  }
+}
+
+resource "google_pubsub_topic_iam_member" "shardfn_publishes_tokenize" {
+  topic  = google_pubsub_topic.tokenize.id
+  role   = "roles/pubsub.publisher"
+  member = "serviceAccount:${google_service_account.shardfn.email}"
+}
+
+# Requester-pays input (AFDB's public bucket) bills the project: the shard
+# function must be allowed to use it for billing.
+resource "google_project_iam_member" "shardfn_bills_requester_pays" {
+  count   = var.requester_pays ? 1 : 0
+  project = var.project
+  role    = "roles/serviceusage.serviceUsageConsumer"
+  member  = "serviceAccount:${google_service_account.shardfn.email}"
+}
+
+# --- tpujob: pull tokenize messages, read staging, write output, ledger,
+# pull its image, write logs.
+resource "google_pubsub_subscription_iam_member" "tpujob_pulls_tokenize" {
+  subscription = google_pubsub_subscription.tokenize.id
+  role         = "roles/pubsub.subscriber"
+  member       = "serviceAccount:${google_service_account.tpujob.email}"
+}
+
+resource "google_storage_bucket_iam_member" "tpujob_reads_staging_and_output" {
+  bucket = google_storage_bucket.output.name
+  role   = "roles/storage.objectViewer"
+  member = "serviceAccount:${google_service_account.tpujob.email}"
+  condition {
+    title      = "staging and output prefixes"
+    expression = "resource.name.startsWith(\"${local.staging_objects}\") || resource.name.startsWith(\"${local.output_objects}\")"
+  }
+}
+
+resource "google_storage_bucket_iam_member" "tpujob_writes_output" {
+  bucket = google_storage_bucket.output.name
+  role   = "roles/storage.objectCreator"
+  member = "serviceAccount:${google_service_account.tpujob.email}"
+  condition {
+    title      = "output prefix"
+    expression = "resource.name.startsWith(\"${local.output_objects}\")"
+  }
+}
+
+resource "google_artifact_registry_repository_iam_member" "tpujob_pulls_image" {
+  location   = var.region
+  repository = google_artifact_registry_repository.images.name
+  role       = "roles/artifactregistry.reader"
+  member     = "serviceAccount:${google_service_account.tpujob.email}"
+}
+
+resource "google_project_iam_member" "tpujob_writes_logs" {
+  project = var.project
+  role    = "roles/logging.logWriter"
+  member  = "serviceAccount:${google_service_account.tpujob.email}"
+}
+
+# --- the ledger, for the three components that keep it.
+resource "google_project_iam_member" "ledger" {
+  for_each = {
+    planner    = google_service_account.planner.email
+    shardfn    = google_service_account.shardfn.email
+    tpujob     = google_service_account.tpujob.email
+    deadletter = google_service_account.deadletter.email
+  }
+  project = var.project
+  role    = "roles/datastore.user"
+  member  = "serviceAccount:${each.value}"
+  condition {
+    title      = "ledger database only"
+    expression = local.ledger_condition
+  }
+}
+
+# --- pusher: Pub/Sub mints its OIDC tokens (run.invoker is in functions.tf).
+resource "google_service_account_iam_member" "pubsub_mints_push_tokens" {
+  service_account_id = google_service_account.pusher.name
+  role               = "roles/iam.serviceAccountTokenCreator"
+  member             = local.pubsub_agent
+}
+
+# --- build: what a Cloud Functions build needs: read the source archive,
+# push the built image to the gcf-artifacts repository, write build logs.
+resource "google_storage_bucket_iam_member" "build_reads_source" {
+  bucket = google_storage_bucket.source.name
+  role   = "roles/storage.objectViewer"
+  member = "serviceAccount:${google_service_account.build.email}"
+}
+
+resource "google_project_iam_member" "build" {
+  for_each = {
+    logs     = "roles/logging.logWriter"
+    registry = "roles/artifactregistry.writer"
+  }
+  project = var.project
+  role    = each.value
+  member  = "serviceAccount:${google_service_account.build.email}"
+}

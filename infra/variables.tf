@@ -1,0 +1,210 @@
+variable "project" {
+  description = "Google Cloud project id to deploy into."
+  type        = string
+}
+
+variable "region" {
+  description = "The one region everything runs and stores data in: buckets, functions, topics' message storage, Firestore, the TPU VM (zone var.tpu_zone_suffix of it). Pick the region of your input data to avoid cross-region reads."
+  type        = string
+  default     = "us-central1"
+}
+
+variable "name_prefix" {
+  description = "Prefix of every resource name (bucket names also get the project id, to be globally unique)."
+  type        = string
+  default     = "foldcorpus"
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]{1,20}$", var.name_prefix))
+    error_message = "name_prefix: lower-case letters, digits and '-', 2-21 characters, starting with a letter."
+  }
+}
+
+variable "manifest_prefix" {
+  description = "Objects finalized under this prefix of the input bucket start runs (NAME.parquet or NAME.run.json)."
+  type        = string
+  default     = "manifests/"
+}
+
+variable "output_prefix" {
+  description = "Folder of the output bucket that receives the corpus shards."
+  type        = string
+  default     = "corpus"
+}
+
+variable "staging_prefix" {
+  description = "Folder of the output bucket for staged intermediate data (tokenizer inputs); objects there are deleted after var.staging_ttl_days."
+  type        = string
+  default     = "staging"
+}
+
+variable "staging_ttl_days" {
+  type    = number
+  default = 7
+}
+
+variable "extra_input_buckets" {
+  description = "Other buckets that manifests' gcs_uri may point into (e.g. public-datasets-deepmind-alphafold-v4). Read-only."
+  type        = list(string)
+  default     = []
+}
+
+variable "requester_pays" {
+  description = "Bill reads of requester-pays input buckets (AFDB's is one) to var.project."
+  type        = bool
+  default     = true
+}
+
+variable "format" {
+  description = "Document format of runs started by a bare manifest (a run spec can choose another)."
+  type        = string
+  default     = "contacts-and-distances-v2"
+}
+
+variable "trigger_parquet" {
+  description = "A bare NAME.parquet under the manifest prefix starts a run (false: only NAME.run.json specs do)."
+  type        = bool
+  default     = true
+}
+
+variable "fetch_concurrency" {
+  description = "Concurrent object fetches per shard."
+  type        = number
+  default     = 32
+}
+
+variable "max_object_bytes" {
+  description = "Largest structure object a shard will fetch."
+  type        = number
+  default     = 536870912
+}
+
+variable "retry_window" {
+  description = "Events older than this are dropped instead of retried (Go duration)."
+  type        = string
+  default     = "24h"
+}
+
+variable "lease" {
+  description = "How long a shard claim lasts before another delivery may take it over (Go duration). Must exceed the shard function timeout."
+  type        = string
+  default     = "15m"
+}
+
+variable "row_groups_per_shard" {
+  description = "Manifest row groups per shard (0: one shard per manifest file)."
+  type        = number
+  default     = 0
+}
+
+variable "log_level" {
+  type    = string
+  default = "info"
+}
+
+variable "firestore_database" {
+  description = "Firestore database id for the ledger."
+  type        = string
+  default     = "(default)"
+}
+
+variable "ledger_collection" {
+  type    = string
+  default = "foldcorpus_runs"
+}
+
+variable "go_runtime" {
+  description = "Cloud Functions Go runtime; must be at least the go directive of go.mod."
+  type        = string
+  default     = "go126"
+}
+
+variable "shard_memory_mib" {
+  description = "Memory of the shard function (MiB). GOMEMLIMIT is set to 90% of it."
+  type        = number
+  default     = 2048
+}
+
+variable "shard_timeout_seconds" {
+  description = "Shard function timeout; under 540 s (the event-function limit) and under the subscription's 600 s ack deadline."
+  type        = number
+  default     = 480
+  validation {
+    condition     = var.shard_timeout_seconds >= 60 && var.shard_timeout_seconds < 540
+    error_message = "shard_timeout_seconds must be in [60, 540)."
+  }
+}
+
+variable "shard_max_instances" {
+  description = "Upper bound on concurrent shard function instances (the run's parallelism and cost ceiling)."
+  type        = number
+  default     = 100
+}
+
+variable "planner_memory_mib" {
+  type    = number
+  default = 1024
+}
+
+variable "planner_timeout_seconds" {
+  type    = number
+  default = 300
+  validation {
+    condition     = var.planner_timeout_seconds >= 60 && var.planner_timeout_seconds < 540
+    error_message = "planner_timeout_seconds must be in [60, 540)."
+  }
+}
+
+variable "planner_max_instances" {
+  type    = number
+  default = 5
+}
+
+variable "deadletter_memory_mib" {
+  type    = number
+  default = 512
+}
+
+variable "deadletter_max_instances" {
+  type    = number
+  default = 5
+}
+
+variable "max_delivery_attempts" {
+  description = "Deliveries of a message before it goes to the dead-letter topic (5-100)."
+  type        = number
+  default     = 10
+}
+
+variable "tpujob_count" {
+  description = "TPU VMs running the tokenize job (0 until a neural-format run needs them: they cost money while they exist)."
+  type        = number
+  default     = 0
+}
+
+variable "tpujob_image" {
+  description = "Container image of the tokenize job (REGION-docker.pkg.dev/PROJECT/REPO/tpujob:TAG; cloudbuild.yaml pushes it)."
+  type        = string
+  default     = ""
+}
+
+variable "tpu_zone_suffix" {
+  description = "Zone letter of var.region that offers the TPU type (e.g. b for us-east5-b)."
+  type        = string
+  default     = "b"
+}
+
+variable "tpu_accelerator_type" {
+  type    = string
+  default = "v6e-4"
+}
+
+variable "tpu_runtime_version" {
+  type    = string
+  default = "v2-alpha-tpuv6e"
+}
+
+variable "tpu_spot" {
+  description = "Run the TPU VMs as Spot (preemptible) capacity: cheaper, and the job resumes from the ledger."
+  type        = bool
+  default     = true
+}

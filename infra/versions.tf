@@ -1,0 +1,50 @@
+# foldcorpus on Google Cloud: everything the pipeline needs, pinned to one
+# region (var.region). See docs/deploy.md for the walk-through.
+
+terraform {
+  required_version = ">= 1.5"
+  required_providers {
+    google = {
+      source  = "hashicorp/google"
+      version = ">= 6.0, < 8.0"
+    }
+    archive = {
+      source  = "hashicorp/archive"
+      version = ">= 2.4"
+    }
+  }
+}
+
+provider "google" {
+  project = var.project
+  region  = var.region
+}
+
+data "google_project" "this" {
+  project_id = var.project
+}
+
+locals {
+  name = var.name_prefix
+  # Google-managed agents that act on our behalf.
+  pubsub_agent = "serviceAccount:service-${data.google_project.this.number}@gcp-sa-pubsub.iam.gserviceaccount.com"
+}
+
+resource "google_project_service" "apis" {
+  for_each = toset([
+    "artifactregistry.googleapis.com",
+    "cloudbuild.googleapis.com",
+    "cloudfunctions.googleapis.com",
+    "compute.googleapis.com",
+    "firestore.googleapis.com",
+    "iam.googleapis.com",
+    "logging.googleapis.com",
+    "pubsub.googleapis.com",
+    "run.googleapis.com",
+    "storage.googleapis.com",
+    "tpu.googleapis.com",
+  ])
+  project            = var.project
+  service            = each.value
+  disable_on_destroy = false
+}
