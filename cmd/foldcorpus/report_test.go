@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/emulators"
+	"github.com/foldcorpus/foldcorpus/internal/gcs"
 
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
@@ -114,5 +118,64 @@ func TestReadLocalLedgerTornLine(t *testing.T) {
 	}
 	if run, _, err := readLocalLedger(filepath.Join(dir, "none.jsonl"), ""); err != nil || run != nil {
 		t.Errorf("readLocalLedger(absent) = %v, %v; want nothing", run, err)
+	}
+}
+
+// TestReportGCS reports a run whose output is in a bucket (fake-gcs-server
+// over TCP, reached by the real client through STORAGE_EMULATOR_HOST) and
+// checks that it equals the report of the same output in a local folder.
+func TestReportGCS(t *testing.T) {
+	ctx := context.Background()
+	fake, client := emulators.RequireFakeGCS(t, "corpus")
+	store := gcs.New(client, gcs.Options{})
+	cfg := report.SynthConfig{Shards: 6, RowsPerShard: 4, Seed: 2}
+	if _, err := report.WriteSynthetic(ctx, store, "gs://corpus/run1", cfg); err != nil {
+		t.Fatal(err)
+	}
+	local := t.TempDir()
+	if _, err := report.WriteSynthetic(ctx, localblob.Store{}, local, cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(fake.URL, "http://"))
+	for range 2 { // the second report finds identical objects: a no-op
+		index, err := buildReport(ctx, "gs://corpus/run1", reportConfig{quiet: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if index != "gs://corpus/run1/report/index.html" {
+			t.Errorf("index = %s", index)
+		}
+	}
+	if _, err := writeReport(ctx, local); err != nil {
+		t.Fatal(err)
+	}
+	var got, want report.Summary
+	js, err := store.ReadAll(ctx, "gs://corpus/run1/report/summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &got); err != nil {
+		t.Fatal(err)
+	}
+	lj, err := os.ReadFile(filepath.Join(local, "report", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(lj, &want); err != nil {
+		t.Fatal(err)
+	}
+	got.Source, want.Source = "", ""
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if g, w := string(gj), string(wj); g != w {
+		t.Errorf("gs:// summary differs from the local one:\n%s\n%s", g, w)
+	}
+	if got.Documents == 0 || got.IO.BytesRead >= got.IO.BytesTotal {
+		t.Errorf("gs:// report: %d documents, read %d of %d bytes", got.Documents, got.IO.BytesRead, got.IO.BytesTotal)
+	}
+	for _, p := range got.Plots {
+		if data, err := store.ReadAll(ctx, "gs://corpus/run1/report/"+p.File); err != nil || len(data) == 0 {
+			t.Errorf("%s: %d bytes, %v", p.File, len(data), err)
+		}
 	}
 }
