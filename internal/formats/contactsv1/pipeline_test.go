@@ -1,9 +1,10 @@
 package contactsv1_test
 
 // End to end: a parquet manifest of analysis records, built from the golden
-// inputs, through the same planner and shard worker code the local `run` and
-// the cloud functions use; every row is accounted for, every document and
-// metadata row equals the reference's, and DuckDB reads the output.
+// inputs, through the driver of `foldcorpus run` (the planner and the shard
+// worker the cloud functions also use); every row is accounted for, every
+// document and metadata row equals the reference's, a rerun resumes to a
+// no-op, and DuckDB reads the output.
 
 import (
 	"context"
@@ -25,11 +26,9 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
-	"github.com/foldcorpus/foldcorpus/internal/localledger"
-	"github.com/foldcorpus/foldcorpus/internal/localqueue"
+	"github.com/foldcorpus/foldcorpus/internal/localrun"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/planner"
-	"github.com/foldcorpus/foldcorpus/shardfn"
 )
 
 var manifestSchema = arrow.NewSchema([]arrow.Field{
@@ -126,27 +125,26 @@ func TestPipelineRun(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
 			writeManifest(t, filepath.Join(dir, "records.parquet"), cases, 4)
-			lg, err := localledger.Open(filepath.Join(dir, "out", "ledger.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer lg.Close()
-			q := localqueue.New()
 			store := localblob.Store{}
-			plan, err := planner.Plan(ctx, planner.Deps{Store: store, Ledger: lg, Publisher: q}, planner.Spec{
+			spec := planner.Spec{
 				Manifest: filepath.Join(dir, "*.parquet"), Format: contactsv1.Name, Options: run.opts,
 				Output: filepath.Join(dir, "out"), RowGroupsPerShard: 2,
-			})
+			}
+			// The driver of `foldcorpus run`: planner, then the shard worker on
+			// every shard, two at a time.
+			sum, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 2})
 			if err != nil {
-				t.Fatalf("Plan: %v", err)
+				t.Fatalf("localrun.Run: %v", err)
 			}
-			if len(plan.Messages) < 2 {
-				t.Fatalf("planned %d shards, want several (row groups of 4, 2 per shard)", len(plan.Messages))
+			plan := sum.Plan
+			if len(plan.Messages) < 2 || sum.Done != len(plan.Messages) {
+				t.Fatalf("planned %d shards, %d done; want several (row groups of 4, 2 per shard), all done",
+					len(plan.Messages), sum.Done)
 			}
-			for _, msg := range plan.Messages {
-				if _, err := shardfn.Process(ctx, shardfn.Deps{Store: store, Ledger: lg}, msg); err != nil {
-					t.Fatalf("shard %d: %v", msg.Shard, err)
-				}
+			// Rerunning the same command finds every shard done.
+			again, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 2})
+			if err != nil || again.Done != 0 || again.AlreadyDone != len(plan.Messages) {
+				t.Fatalf("rerun: %d done, %d already done, err %v; want 0, %d, nil", again.Done, again.AlreadyDone, err, len(plan.Messages))
 			}
 
 			// Every row accounted for, per shard and in total.
