@@ -8,7 +8,7 @@ package geom
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // Vec3 is a point or vector in Å.
@@ -80,16 +80,107 @@ func brute(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 	return out
 }
 
+// cells bins the points into a dense grid of cubic cells of side
+// slightly above cutoff (so that floor rounding can never separate two
+// in-range points by more than one cell) and compares each point with the
+// points of its own and the 26 neighbouring cells, keeping j > i.
+// When the bounding box would need far more cells than points (sparse
+// outliers), it falls back to a hash of occupied cells.
+func cells(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
+	side := cutoff * (1 + 1e-9)
+	lo := Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	nFinite := 0
+	for _, p := range pts {
+		if !finite(p) {
+			continue
+		}
+		nFinite++
+		for d := 0; d < 3; d++ {
+			lo[d] = math.Min(lo[d], p[d])
+			hi[d] = math.Max(hi[d], p[d])
+		}
+	}
+	if nFinite < 2 {
+		return nil
+	}
+	var dim [3]int
+	total := 1.0
+	for d := 0; d < 3; d++ {
+		n := math.Floor((hi[d]-lo[d])/side) + 1
+		if !(n < 1<<20) {
+			return sparseCells(pts, side, cutoff, keep)
+		}
+		dim[d] = int(n)
+		total *= n
+	}
+	if total > float64(8*len(pts)+4096) {
+		return sparseCells(pts, side, cutoff, keep)
+	}
+	ncell := dim[0] * dim[1] * dim[2]
+	cellOf := make([]int32, len(pts))
+	start := make([]int32, ncell+1)
+	for i, p := range pts {
+		if !finite(p) {
+			cellOf[i] = -1
+			continue
+		}
+		x := min(int((p[0]-lo[0])/side), dim[0]-1)
+		y := min(int((p[1]-lo[1])/side), dim[1]-1)
+		z := min(int((p[2]-lo[2])/side), dim[2]-1)
+		c := int32((x*dim[1]+y)*dim[2] + z)
+		cellOf[i] = c
+		start[c+1]++
+	}
+	for c := 0; c < ncell; c++ {
+		start[c+1] += start[c]
+	}
+	members := make([]int32, nFinite)
+	fill := append([]int32(nil), start[:ncell]...)
+	for i, c := range cellOf {
+		if c >= 0 {
+			members[fill[c]] = int32(i)
+			fill[c]++
+		}
+	}
+	var out []Pair
+	for i, p := range pts {
+		c := int(cellOf[i])
+		if c < 0 {
+			continue
+		}
+		z := c % dim[2]
+		y := (c / dim[2]) % dim[1]
+		x := c / (dim[1] * dim[2])
+		segStart := len(out)
+		for dx := max(x-1, 0); dx <= min(x+1, dim[0]-1); dx++ {
+			for dy := max(y-1, 0); dy <= min(y+1, dim[1]-1); dy++ {
+				base := (dx*dim[1] + dy) * dim[2]
+				// the z neighbours are adjacent cells: one contiguous run
+				c0, c1 := base+max(z-1, 0), base+min(z+1, dim[2]-1)
+				for _, j32 := range members[start[c0]:start[c1+1]] {
+					j := int(j32)
+					if j <= i {
+						continue
+					}
+					d := Dist(p, pts[j])
+					if d <= cutoff && (keep == nil || keep(i, j)) {
+						out = append(out, Pair{I: i, J: j, D: d})
+					}
+				}
+			}
+		}
+		seg := out[segStart:]
+		slices.SortFunc(seg, func(a, b Pair) int { return a.J - b.J })
+	}
+	return out
+}
+
 type cellKey struct{ x, y, z int64 }
 
-func cells(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
-	// Cell side slightly larger than the cutoff so that rounding of the
-	// floor division can never put two in-range points more than one cell
-	// apart.
-	side := cutoff * (1 + 1e-9)
-	if side == 0 {
-		return brute(pts, cutoff, keep)
-	}
+// sparseCells is the hashed variant of cells for point sets whose bounding
+// box is mostly empty.
+func sparseCells(pts []Vec3, side, cutoff float64, keep func(i, j int) bool) []Pair {
 	keyOf := func(p Vec3) (cellKey, bool) {
 		var k [3]int64
 		for d := 0; d < 3; d++ {
@@ -101,12 +192,20 @@ func cells(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 		}
 		return cellKey{k[0], k[1], k[2]}, true
 	}
-	// Bucket point indices per cell: count, then fill (index lists ascending).
-	cellOf := make(map[cellKey]int32, len(pts)/4+1)
-	ids := make([]int32, len(pts))
-	var counts []int32
+	cellOf := make(map[cellKey][]int32, len(pts)/4+1)
 	for i, p := range pts {
-		ids[i] = -1
+		if !finite(p) {
+			continue
+		}
+		k, ok := keyOf(p)
+		if !ok {
+			// astronomically large coordinates: no cell index fits
+			return brute(pts, cutoff, keep)
+		}
+		cellOf[k] = append(cellOf[k], int32(i))
+	}
+	var out []Pair
+	for i, p := range pts {
 		if !finite(p) {
 			continue
 		}
@@ -114,42 +213,11 @@ func cells(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 		if !ok {
 			continue
 		}
-		c, seen := cellOf[k]
-		if !seen {
-			c = int32(len(counts))
-			cellOf[k] = c
-			counts = append(counts, 0)
-		}
-		ids[i] = c
-		counts[c]++
-	}
-	start := make([]int32, len(counts)+1)
-	for c, n := range counts {
-		start[c+1] = start[c] + n
-	}
-	members := make([]int32, len(pts))
-	fill := append([]int32(nil), start[:len(counts)]...)
-	for i, c := range ids {
-		if c < 0 {
-			continue
-		}
-		members[fill[c]] = int32(i)
-		fill[c]++
-	}
-	var out []Pair
-	for i, p := range pts {
-		if ids[i] < 0 {
-			continue
-		}
-		k, _ := keyOf(p)
+		segStart := len(out)
 		for dx := int64(-1); dx <= 1; dx++ {
 			for dy := int64(-1); dy <= 1; dy++ {
 				for dz := int64(-1); dz <= 1; dz++ {
-					c, ok := cellOf[cellKey{k.x + dx, k.y + dy, k.z + dz}]
-					if !ok {
-						continue
-					}
-					for _, j32 := range members[start[c]:start[c+1]] {
+					for _, j32 := range cellOf[cellKey{k.x + dx, k.y + dy, k.z + dz}] {
 						j := int(j32)
 						if j <= i {
 							continue
@@ -162,12 +230,8 @@ func cells(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 				}
 			}
 		}
+		seg := out[segStart:]
+		slices.SortFunc(seg, func(a, b Pair) int { return a.J - b.J })
 	}
-	sort.Slice(out, func(a, b int) bool {
-		if out[a].I != out[b].I {
-			return out[a].I < out[b].I
-		}
-		return out[a].J < out[b].J
-	})
 	return out
 }

@@ -21,6 +21,8 @@ func TestPairsMatchesBruteForce(t *testing.T) {
 		{"large with keep", 3000, 120, 8, func(i, j int) bool { return j-i >= 6 }},
 		{"negative coords", 1000, -50, 5, nil},
 		{"tiny cutoff", 1000, 10, 0.3, nil},
+		{"sparse outliers", 300, 10, 2, nil},
+		{"outlier beyond cell range", 300, 10, 2, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -28,6 +30,16 @@ func TestPairsMatchesBruteForce(t *testing.T) {
 			pts := make([]Vec3, tc.n)
 			for i := range pts {
 				pts[i] = Vec3{r.Float64() * tc.box, r.Float64() * tc.box, r.Float64() * tc.box}
+			}
+			if tc.name == "sparse outliers" {
+				// a few far points make the bounding box mostly empty
+				pts[0] = Vec3{1e6, 0, 0}
+				pts[1] = Vec3{1e6 + 1, 0, 0}
+				pts[2] = Vec3{0, -1e6, 5e5}
+			}
+			if tc.name == "outlier beyond cell range" {
+				pts[0] = Vec3{1e17, 0, 0}
+				pts[1] = Vec3{1e17, 1, 0}
 			}
 			got := Pairs(pts, tc.cutoff, tc.keep)
 			want := brute(pts, tc.cutoff, tc.keep)

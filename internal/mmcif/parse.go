@@ -214,15 +214,15 @@ func parse(data []byte, b *builder) (*document, error) {
 				// (quote, comment, text field, tag, keyword, odd byte) goes
 				// through the full lexer.
 				p := l.pos
-				for p < len(data) && (data[p] == ' ' || data[p] == '\n' || data[p] == '\t' || data[p] == '\r') {
+				for p < len(data) && wsTab[data[p]] {
 					p++
 				}
 				if p < len(data) && plain[data[p]] && !(data[p] == ';' && (data[p-1] == '\n' || data[p-1] == '\r')) {
 					q := p + 1
-					for q < len(data) && data[q] > ' ' && data[q] < 0x7f {
+					for q < len(data) && printTab[data[q]] {
 						q++
 					}
-					if (q == len(data) || isWS(data[q])) && !maybeKeyword(data[p:q]) {
+					if (q == len(data) || wsTab[data[q]]) && (q-p < 5 || !maybeKeyword(data[p:q])) {
 						l.pos = q
 						k, sp = tValue, span{int32(p), int32(q)}
 						continue
@@ -269,3 +269,13 @@ func maybeKeyword(t []byte) bool {
 	}
 	return false
 }
+
+// wsTab marks CIF whitespace; printTab marks printable ASCII (what an
+// unquoted value may contain after its first byte).
+var wsTab, printTab = func() (ws, pr [256]bool) {
+	ws[' '], ws['\t'], ws['\n'], ws['\r'] = true, true, true, true
+	for c := '!'; c <= '~'; c++ {
+		pr[c] = true
+	}
+	return
+}()
