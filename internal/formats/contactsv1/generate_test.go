@@ -3,6 +3,7 @@ package contactsv1
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,13 +43,19 @@ func randomContacts(r *pyrandom.Rand, n, m int) [][3]float64 {
 		}
 		seen[[2]int{min(i, j), max(i, j)}] = true
 	}
-	var out [][3]float64
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if seen[[2]int{i, j}] {
-				out = append(out, [3]float64{float64(i), float64(j), r.Random()})
-			}
+	pairs := make([][2]int, 0, len(seen))
+	for p := range seen {
+		pairs = append(pairs, p)
+	}
+	slices.SortFunc(pairs, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
 		}
+		return a[1] - b[1]
+	})
+	out := make([][3]float64, len(pairs))
+	for k, p := range pairs {
+		out[k] = [3]float64{float64(p[0]), float64(p[1]), r.Random()}
 	}
 	return out
 }
