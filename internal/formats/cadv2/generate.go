@@ -65,6 +65,7 @@ type Generator struct {
 	runs     []int
 	sampleIx []int32
 	grid     contactGrid
+	rng      *pyrandom.Rand
 }
 
 // NewGenerator returns a Generator for opts (see Options.Validate).
@@ -116,7 +117,11 @@ func (g *Generator) Generate(p *Protein, entryID string) Doc {
 	if n < 2 {
 		return Doc{Filtered: FilteredTooShort}
 	}
-	r := pyrandom.New(uint64(Seed(entryID)))
+	if g.rng == nil {
+		g.rng = pyrandom.New(0)
+	}
+	r := g.rng
+	r.Reseed(uint64(Seed(entryID)))
 
 	// 1. Think budget.
 	k1 := 0
