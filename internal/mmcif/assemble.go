@@ -126,20 +126,25 @@ func (b *builder) assemble(name string) *structure.Structure {
 		res  []int32
 	}
 	chains := make([][]chainRec, len(b.models))
+	type key struct {
+		model int32
+		name  string
+	}
+	var seen map[key]int
+	if len(b.parts) > len(b.models) {
+		seen = make(map[key]int, len(b.parts))
+	}
 	for pi := range b.parts {
 		p := &b.parts[pi]
-		cs := chains[p.model]
-		merged := false
-		for ci := range cs {
-			if cs[ci].name == p.name {
-				cs[ci].res = append(cs[ci].res, p.res...)
-				merged = true
-				break
-			}
+		if ci, ok := seen[key{p.model, p.name}]; ok {
+			c := &chains[p.model][ci]
+			c.res = append(c.res[:len(c.res):len(c.res)], p.res...)
+			continue
 		}
-		if !merged {
-			chains[p.model] = append(cs, chainRec{p.name, p.res})
+		if seen != nil {
+			seen[key{p.model, p.name}] = len(chains[p.model])
 		}
+		chains[p.model] = append(chains[p.model], chainRec{p.name, p.res})
 	}
 	// final residue order and atom offsets
 	order := make([]int32, 0, len(b.res))

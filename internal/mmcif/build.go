@@ -61,6 +61,20 @@ type partRec struct {
 	name   string
 	res    []int32
 	maxSeq int
+	idx    map[resKey]int32 // built only for long parts with out-of-order residues
+}
+
+// resKey identifies a residue within a chain part, as gemmi matches them.
+type resKey struct {
+	seq    int
+	hasSeq bool
+	icode  byte
+	name   string
+}
+
+func (b *builder) keyOf(ri int) resKey {
+	r := &b.res[ri]
+	return resKey{r.r.AuthSeq, r.hasSeq, r.r.ICode, r.r.Name}
 }
 
 type modelRec struct {
@@ -82,6 +96,7 @@ type builder struct {
 	models  []modelRec
 
 	curModel, curPart, curRes int
+	modelIdx                  map[string]int // model name -> index in models
 	intern                    map[string]string
 	cache                     [512]string
 }
@@ -192,17 +207,16 @@ func (b *builder) atomRow(row []val) {
 		mname = s
 	}
 	if b.curModel < 0 || !bytes.Equal(b.models[b.curModel].name, mname) {
-		b.curModel = -1
-		for i := range b.models {
-			if bytes.Equal(b.models[i].name, mname) {
-				b.curModel = i
-				break
-			}
-		}
-		if b.curModel < 0 {
+		if mi, ok := b.modelIdx[string(mname)]; ok {
+			b.curModel = mi
+		} else {
 			n, _ := parseInt(mname)
 			b.models = append(b.models, modelRec{name: mname, num: n})
 			b.curModel = len(b.models) - 1
+			if b.modelIdx == nil {
+				b.modelIdx = map[string]int{}
+			}
+			b.modelIdx[string(mname)] = b.curModel
 		}
 		b.curPart, b.curRes = -1, -1
 	}
@@ -232,10 +246,24 @@ func (b *builder) atomRow(row []val) {
 	} else {
 		p := &b.parts[b.curPart]
 		if !hasSeq || seq <= p.maxSeq {
-			for k := len(p.res) - 1; k >= 0; k-- {
-				if b.match(int(p.res[k]), seq, hasSeq, icode, comp) {
-					ri = int(p.res[k])
-					break
+			if p.idx == nil && len(p.res) > 32 {
+				// out-of-order residues in a long part: index them so
+				// that pathological files stay linear
+				p.idx = make(map[resKey]int32, len(p.res))
+				for _, r := range p.res {
+					p.idx[b.keyOf(int(r))] = r
+				}
+			}
+			if p.idx != nil {
+				if r, ok := p.idx[resKey{seq, hasSeq, icode, string(comp)}]; ok {
+					ri = int(r)
+				}
+			} else {
+				for k := len(p.res) - 1; k >= 0; k-- {
+					if b.match(int(p.res[k]), seq, hasSeq, icode, comp) {
+						ri = int(p.res[k])
+						break
+					}
 				}
 			}
 		}
@@ -258,6 +286,9 @@ func (b *builder) atomRow(row []val) {
 			})
 			ri = len(b.res) - 1
 			p.res = append(p.res, int32(ri))
+			if p.idx != nil {
+				p.idx[b.keyOf(ri)] = int32(ri)
+			}
 		}
 		b.curRes = ri
 	}

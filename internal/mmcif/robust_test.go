@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
@@ -199,4 +201,50 @@ func corpusGuess() string {
 		return d
 	}
 	return filepath.Join("..", "..", "..", "shared", "corpus")
+}
+
+// TestPathologicalShapesStayLinear: one chain, model or out-of-order
+// residue per atom must not make Read quadratic.
+func TestPathologicalShapesStayLinear(t *testing.T) {
+	const n = 100000
+	hdr := strings.Replace(ruleHeader, "data_x\n", "data_p\n", 1)
+	shapes := map[string]func(i int) string{
+		"chain per atom": func(i int) string {
+			return fmt.Sprintf("ATOM %d C CA . ALA A 1 1 ? 0 0 0 1 10 1 C%d 1\n", i, i)
+		},
+		"model per atom": func(i int) string {
+			return fmt.Sprintf("ATOM %d C CA . ALA A 1 1 ? 0 0 0 1 10 1 A %d\n", i, i)
+		},
+		"descending residues": func(i int) string {
+			return fmt.Sprintf("ATOM %d C CA . ALA A 1 1 ? 0 0 0 1 10 %d A 1\n", i, n-i)
+		},
+	}
+	for name, line := range shapes {
+		t.Run(name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString(hdr)
+			for i := 0; i < n; i++ {
+				b.WriteString(line(i))
+			}
+			start := time.Now()
+			st, err := Read([]byte(b.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			atoms := 0
+			for _, m := range st.Models {
+				for _, c := range m.Chains {
+					for _, r := range c.Residues {
+						atoms += len(r.Atoms)
+					}
+				}
+			}
+			if atoms != n {
+				t.Fatalf("%d atoms, want %d", atoms, n)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v for %d atoms", d, n)
+			}
+		})
+	}
 }
