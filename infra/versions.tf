@@ -3,6 +3,11 @@
 
 terraform {
   required_version = ">= 1.5"
+  # State lives in a bucket you create once (docs/deploy.md, step 2):
+  # terraform init -backend-config=bucket=PROJECT-foldcorpus-tfstate
+  backend "gcs" {
+    prefix = "foldcorpus"
+  }
   required_providers {
     google = {
       source  = "hashicorp/google"
