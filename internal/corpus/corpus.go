@@ -205,6 +205,8 @@ func NewWriter(s Schema) (*Writer, error) {
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCreatedBy("foldcorpus"),
 		parquet.WithMaxRowGroupLength(RowGroupRows),
+		// Documents, URIs and hashes are unique per row: a dictionary only costs.
+		parquet.WithDictionaryDefault(false),
 	)
 	fw, err := pqarrow.NewFileWriter(w.as, &w.buf, props, pqarrow.NewArrowWriterProperties())
 	if err != nil {

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/faultblob"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/localledger"
+	"github.com/foldcorpus/foldcorpus/internal/localqueue"
+	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/synth"
+	"github.com/foldcorpus/foldcorpus/planner"
+	"github.com/foldcorpus/foldcorpus/shardfn"
+)
+
+func init() {
+	registerBench("shard", "one synthetic shard with injected fetch latency: I/O overlap vs the floor, CPU and sequential; peak memory", benchShard)
+}
+
+// shardMeasure is what one child process measured for one Process call.
+type shardMeasure struct {
+	Rows       int     `json:"rows"`
+	Docs       int64   `json:"docs"`
+	WallS      float64 `json:"wall_s"`
+	CPUS       float64 `json:"cpu_s"` // user+sys during Process
+	MaxRSSMiB  float64 `json:"max_rss_mib"`
+	MaxInFly   int64   `json:"max_in_flight"`
+	FetchS     float64 `json:"fetch_s"`
+	ParseS     float64 `json:"parse_s"`
+	GenerateS  float64 `json:"generate_s"`
+	WriteS     float64 `json:"write_s"`
+	OutputSize int     `json:"output_bytes"`
+}
+
+func benchShard(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench shard", flag.ContinueOnError)
+	rows := fs.Int("rows", 2000, "rows in the shard")
+	latency := fs.Duration("latency", 50*time.Millisecond, "injected latency per object fetch")
+	conc := fs.Int("fetch-concurrency", shardfn.DefaultFetchConcurrency, "fetches in flight")
+	seqRows := fs.Int("seq-rows", 200, "rows of the sequential baseline run (extrapolated to --rows; 0: all rows)")
+	dir := fs.String("dir", "", "working folder (default: a temporary one, removed after)")
+	child := fs.String("child", "", "internal: measure one run over this manifest glob")
+	if err := fs.Parse(args); err != nil {
+		return &exitError{2, err}
+	}
+	if *child != "" {
+		return benchShardChild(ctx, *child, *latency, *conc)
+	}
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "foldcorpus-bench-shard-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		*dir = d
+	}
+	fmt.Printf("bench shard: %d synthetic structures, %s injected per fetch, fetch concurrency %d (each run in its own process)\n", *rows, *latency, *conc)
+	glob, err := synth.WriteSample(ctx, localblob.Store{}, filepath.Join(*dir, "full"), *rows, 1, false)
+	if err != nil {
+		return err
+	}
+	n := *seqRows
+	if n <= 0 || n > *rows {
+		n = *rows
+	}
+	seqGlob, err := synth.WriteSample(ctx, localblob.Store{}, filepath.Join(*dir, "seq"), n, 1, false)
+	if err != nil {
+		return err
+	}
+	measure := func(glob string, lat time.Duration, c int) (shardMeasure, error) {
+		var m shardMeasure
+		cmd := exec.CommandContext(ctx, os.Args[0], "bench", "shard", "--child", glob, "--latency", lat.String(), "--fetch-concurrency", fmt.Sprint(c))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return m, fmt.Errorf("bench child: %w\n%s", err, stderr.String())
+		}
+		return m, json.Unmarshal(out, &m)
+	}
+	over, err := measure(glob, *latency, *conc)
+	if err != nil {
+		return err
+	}
+	cpu, err := measure(glob, 0, *conc)
+	if err != nil {
+		return err
+	}
+	seq, err := measure(seqGlob, *latency, 1)
+	if err != nil {
+		return err
+	}
+	floor := float64(*rows) * latency.Seconds() / float64(*conc)
+	bound := max(floor, cpu.CPUS)
+	seqFull := seq.WallS * float64(*rows) / float64(seq.Rows)
+	per := func(d float64, m shardMeasure) string { return fmt.Sprintf("%.2f ms", 1000*d/float64(m.Rows)) }
+	fmt.Printf("  overlapped (latency %s, concurrency %d): wall %.2f s, %d docs, max fetches in flight %d, peak RSS %.1f MiB\n",
+		*latency, *conc, over.WallS, over.Docs, over.MaxInFly, over.MaxRSSMiB)
+	fmt.Printf("  I/O floor rows x latency / concurrency:    %.2f s\n", floor)
+	fmt.Printf("  measured CPU (same shard, no latency):     %.2f s cpu (wall %.2f s)\n", cpu.CPUS, cpu.WallS)
+	fmt.Printf("  wall / max(floor, cpu) = %.2f / %.2f = %.2fx   (target <= 1.5x)\n", over.WallS, bound, over.WallS/bound)
+	lbound := max(floor, cpu.WallS)
+	fmt.Printf("  wall / max(floor, no-latency wall) = %.2f / %.2f = %.2fx   (same, with CPU measured as wall-clock under the current load)\n", over.WallS, lbound, over.WallS/lbound)
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("  machine load average: %s", la)
+	}
+	seqNote := "measured"
+	if seq.Rows != *rows {
+		seqNote = fmt.Sprintf("measured on %d rows, scaled x%.0f", seq.Rows, float64(*rows)/float64(seq.Rows))
+	}
+	fmt.Printf("  sequential (concurrency 1):                %.2f s (%s); overlapped is %.1fx faster\n", seqFull, seqNote, seqFull/over.WallS)
+	fmt.Printf("  per-row split (overlapped run, summed over rows): fetch %s, parse %s, generate %s, write %s\n",
+		per(over.FetchS, over), per(over.ParseS, over), per(over.GenerateS, over), per(over.WriteS, over))
+	verdict := "PASS"
+	if over.WallS > 1.5*bound || over.MaxRSSMiB >= 512 {
+		verdict = "FAIL"
+	}
+	fmt.Printf("  peak memory %.1f MiB (target < 512 MiB); %s\n", over.MaxRSSMiB, verdict)
+	if verdict != "PASS" {
+		return &exitError{1, errors.New("targets missed")}
+	}
+	return nil
+}
+
+// benchShardChild plans the manifest as one shard and processes it once,
+// printing a shardMeasure as JSON.
+func benchShardChild(ctx context.Context, glob string, latency time.Duration, conc int) error {
+	out, err := os.MkdirTemp("", "foldcorpus-bench-out-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(out)
+	led, err := localledger.Open(filepath.Join(out, localledger.FileName))
+	if err != nil {
+		return err
+	}
+	defer led.Close()
+	store := faultblob.New(localblob.Store{}, latency)
+	q := localqueue.New()
+	p, err := planner.Plan(ctx, planner.Deps{Store: store, Ledger: led, Publisher: q},
+		planner.Spec{Manifest: glob, Format: "contacts-and-distances-v2", Output: out})
+	if err != nil {
+		return err
+	}
+	if len(p.Messages) != 1 {
+		return fmt.Errorf("bench: %d shards planned, want 1", len(p.Messages))
+	}
+	var ru0, ru1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	res, err := shardfn.Process(ctx, shardfn.Deps{Store: store, Ledger: led, Parse: mmcif.Read, FetchConcurrency: conc}, p.Messages[0])
+	if err != nil {
+		return err
+	}
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	m := shardMeasure{
+		Rows: res.Timing.Rows, Docs: res.Accounting.DocsOut, WallS: res.Timing.Wall.Seconds(),
+		CPUS:      tv(ru1.Utime) - tv(ru0.Utime) + tv(ru1.Stime) - tv(ru0.Stime),
+		MaxRSSMiB: float64(ru1.Maxrss) / 1024, MaxInFly: store.MaxInFlight.Load(),
+		FetchS: res.Timing.Fetch.Seconds(), ParseS: res.Timing.Parse.Seconds(),
+		GenerateS: res.Timing.Generate.Seconds(), WriteS: res.Timing.Write.Seconds(), OutputSize: res.Bytes,
+	}
+	return json.NewEncoder(os.Stdout).Encode(m)
+}
