@@ -162,6 +162,10 @@ func checkSummary(t *testing.T, dir string, shards []ledger.Shard, contextLength
 		checkDist(t, h.name, h.d.Dist, rowDist(t, r, fmt.Sprintf("v%d", i)))
 		checkHist(t, h.name, h.d.Histogram, r, fmt.Sprintf("h%d", i))
 	}
+	mm := duckcheck.Query(t, fmt.Sprintf("SELECT count_if(num_tokens <> %s)::DOUBLE n FROM %s", tokens, pq))[0]
+	if float64(s.Statements.NumTokensMismatch) != num(t, mm, "n") {
+		t.Errorf("summary statements.num_tokens_mismatch = %d, DuckDB %v", s.Statements.NumTokensMismatch, mm["n"])
+	}
 	for k, name := range stmtNames {
 		want := rowDist(t, r, fmt.Sprintf("v%d", len(hists)+k))
 		checkDist(t, "statements."+name, s.Statements.PerDocument[name], want)

@@ -55,6 +55,9 @@ type shardFile struct {
 	PLDDT        []float64
 	Tokens       []float64
 	Stmts        [nStmt][]float64 // per document, only when documents were read
+	// TokenMismatch counts documents whose num_tokens column differs from
+	// the tokens counted in the document.
+	TokenMismatch int64
 }
 
 func parseShardName(uri string) (index, total int) {
@@ -194,10 +197,13 @@ func (sf *shardFile) addTable(tbl arrow.Table) error {
 			docs = v
 		}
 	}
-	for _, d := range docs {
+	base := len(sf.Tokens) - len(docs) // this row group's num_tokens values
+	for i, d := range docs {
 		n, c := countTokens(d)
 		if !hasTokens {
 			sf.Tokens = append(sf.Tokens, float64(n))
+		} else if sf.Tokens[base+i] != float64(n) {
+			sf.TokenMismatch++
 		}
 		for k := range c {
 			sf.Stmts[k] = append(sf.Stmts[k], float64(c[k]))

@@ -184,6 +184,9 @@ func summarize(dir, format string, files []*shardFile, opts Options) Summary {
 			st.PerDocument[name] = d
 			st.Totals[name] = int64(d.Sum)
 		}
+		for _, f := range files {
+			st.NumTokensMismatch += f.TokenMismatch
+		}
 		s.Statements = st
 	}
 	s.Accounting = accounting(files, opts.Shards, total)

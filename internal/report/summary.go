@@ -44,6 +44,9 @@ type DistHist struct {
 type Statements struct {
 	PerDocument map[string]Dist  `json:"per_document"`
 	Totals      map[string]int64 `json:"totals"`
+	// NumTokensMismatch counts documents whose num_tokens column is not
+	// the number of tokens in the document (0 for a sound corpus).
+	NumTokensMismatch int64 `json:"num_tokens_mismatch"`
 }
 
 // Accounting is rows in versus documents out, with every filter reason and
