@@ -97,6 +97,7 @@ func runBenchParse(ctx context.Context, args []string) error {
 		fs.Usage()
 		return &exitError{2, fmt.Errorf("need exactly one DIR and trials >= 1")}
 	}
+	rssStart := maxRSSKB()
 	dir := fs.Arg(0)
 	var paths []string
 	for _, pat := range []string{"*.cif", "*.cif.gz", "*.mmcif"} {
@@ -117,6 +118,7 @@ func runBenchParse(ctx context.Context, args []string) error {
 		files[i], total = b, total+int64(len(b))
 	}
 	mb := float64(total) / 1e6
+	rssFiles := maxRSSKB()
 	fmt.Printf("bench parse: %d files, %.2f MB in %s; %d trials; GOMAXPROCS=%d while timing\n", len(files), mb, dir, *trials, *procs)
 
 	// Go reader: warm-up pass (also counts failures), then timed trials.
@@ -148,8 +150,8 @@ func runBenchParse(ctx context.Context, args []string) error {
 	bytesPerMB := float64(ms1.TotalAlloc-ms0.TotalAlloc) / n / mb
 	goMin, goMed := parseMinOf(goTimes), parseMedian(goTimes)
 	fmt.Printf("foldcorpus mmcif.Read: min %.3fs (%.0f MB/s)  median %.3fs (%.0f MB/s)  [%d files failed to read]\n", goMin, mb/goMin, goMed, mb/goMed, failed)
-	fmt.Printf("  memory: %.0f allocations/MB, %.2f MB allocated per MB read, peak RSS %.1f MiB (includes the %.1f MB of files held in memory)\n",
-		allocsPerMB, bytesPerMB/1e6, float64(maxRSSKB())/1024, mb)
+	fmt.Printf("  memory: %.0f allocations/MB, %.2f MB allocated per MB read; peak RSS %.1f MiB = %.1f MiB process baseline (this binary links every foldcorpus command) + %.1f MiB files held in memory + %.1f MiB for parsing\n",
+		allocsPerMB, bytesPerMB/1e6, float64(maxRSSKB())/1024, float64(rssStart)/1024, float64(rssFiles-rssStart)/1024, float64(maxRSSKB()-rssFiles)/1024)
 
 	debug.FreeOSMemory()
 
