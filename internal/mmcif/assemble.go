@@ -18,8 +18,10 @@ func entityTypeOf(s []byte) structure.EntityType {
 	return structure.EntityUnknown
 }
 
+// isWaterName is gemmi's water test (case-insensitive, as gemmi 0.5.7 does).
 func isWaterName(n string) bool {
-	return n == "HOH" || n == "WAT" || n == "DOD" || n == "H2O"
+	b := []byte(n)
+	return eqFold(b, "hoh") || eqFold(b, "wat") || eqFold(b, "dod") || eqFold(b, "h2o")
 }
 
 // assignEntities sets Residue.Entity the way gemmi 0.5.7 does when it reads

@@ -235,10 +235,16 @@ func (b *builder) atomRow(row []val) {
 	if b.cols[cLabelCompID] < 0 {
 		comp = b.str(row, cAuthCompID)
 	}
-	seq, hasSeq := parseInt(b.str(row, cAuthSeqID))
+	seqTxt := b.str(row, cAuthSeqID)
+	seq, hasSeq := parseInt(seqTxt)
 	var icode byte
 	if s := b.str(row, cInsCode); len(s) > 0 {
 		icode = s[0]
+	} else if !hasSeq && len(seqTxt) > 1 {
+		// gemmi reads "12A" as number 12, insertion code A
+		if n, ok := parseInt(seqTxt[:len(seqTxt)-1]); ok {
+			seq, hasSeq, icode = n, true, seqTxt[len(seqTxt)-1]
+		}
 	}
 	ri := -1
 	if b.curRes >= 0 && b.match(b.curRes, seq, hasSeq, icode, comp) {

@@ -116,6 +116,12 @@ func TestGemmiRules(t *testing.T) {
 		{"unknown entity type falls back to the heuristic", "data_x\nloop_\n_entity.id\n_entity.type\n1 weird\n" + ruleHeader[len("data_x\n"):] + rows(
 			arow{comp: "ALA", aseq: "1"}, arow{comp: "ALA", aseq: "2"}),
 			"1:A[ALA1/P/1 ALA2/P/1]poly=2"},
+		{"water names are case-insensitive", ruleHeader + rows(arow{comp: "hoh", aseq: "1", atom: "O"}, arow{comp: "ALA", aseq: "2"}),
+			"1:A[hoh1/W/1 ALA2/W/1]poly=0"},
+		{"TIP is not water", ruleHeader + rows(arow{comp: "TIP", aseq: "1", atom: "O"}, arow{comp: "ALA", aseq: "2"}),
+			"1:A[TIP1/P/1 ALA2/P/1]poly=2"},
+		{"insertion code glued to auth_seq_id", ruleHeader + rows(arow{comp: "ALA", aseq: "1"}, arow{comp: "ALA", aseq: "1x"}),
+			"1:A[ALA1/P/1 ALA1x/P/1]poly=2"},
 		{"no auth_seq_id: no atoms", strings.Replace(ruleHeader, "_atom_site.auth_seq_id\n", "", 1) +
 			"ATOM 1 C CA . ALA A 1 1 ? 0 0 0 1 10 A 1\n", ""},
 		{"no auth_asym_id: chain by label_asym_id", strings.Replace(ruleHeader, "_atom_site.auth_asym_id\n", "", 1) +
