@@ -97,11 +97,13 @@ func (s *Server) Planner(ctx context.Context, e event.Event) error {
 	}
 	spec.RunID = runID
 	spec.Output = s.OutputFolder(obj.Name, int64(obj.Generation))
+	start := s.deps.Now()
 	res, err := planner.Plan(ctx, planner.Deps{Store: s.deps.Store, Ledger: s.deps.Ledger, Publisher: s.deps.Publisher}, spec)
 	if err != nil {
 		return s.planFailed(ctx, log, err)
 	}
-	log.InfoContext(ctx, "run planned", "shards", res.Run.Shards, "published", len(res.Published), "output", spec.Output, "format", res.Run.Format)
+	log.InfoContext(ctx, "run planned", "shards", res.Run.Shards, "published", len(res.Published), "output", spec.Output,
+		"format", res.Run.Format, "elapsed_ms", s.deps.Now().Sub(start).Milliseconds())
 	return nil
 }
 

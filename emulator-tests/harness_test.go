@@ -1,0 +1,472 @@
+package emulatortests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"cloud.google.com/go/pubsub/v2"
+	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"cloud.google.com/go/storage"
+	"github.com/fsouza/fake-gcs-server/fakestorage"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/foldcorpus/foldcorpus/internal/emulators"
+	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
+	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+)
+
+func TestMain(m *testing.M) {
+	code := emulators.RunMain(m, emulators.Firestore, emulators.PubSub)
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// Buckets and names every stack uses.
+const (
+	manifestBucket = "manifests"
+	dataBucket     = "structures"
+	outBucket      = "out"
+	outPrefix      = "gs://out/corpus"
+	eventsTopic    = "gcs-events"
+	shardTopic     = "shards"
+	deadTopic      = "shards-dead"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// deployMain is the main the Go buildpack generates for a declarative
+// function package: blank import, then the framework's server on $PORT.
+const deployMain = `// Binary main file implements an HTTP server that loads and runs user's code
+// on incoming HTTP requests.
+package main
+
+import (
+	"log"
+	"net/http"
+	"os"
+
+	_ "github.com/foldcorpus/foldcorpus/functions"
+
+	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
+)
+
+func main() {
+	http.HandleFunc("/robots.txt", http.NotFound)
+	http.HandleFunc("/favicon.ico", http.NotFound)
+
+	port := os.Getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	if err := funcframework.Start(port); err != nil {
+		log.Fatalf("Function failed to start: %v\n", err)
+	}
+}
+`
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// binaries builds, once per test binary, the deploy main (through a build
+// overlay, so nothing is written into the repository) and the CLI.
+func binaries(t *testing.T) (fn, cli string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "foldcorpus-e2e-")
+		if buildErr != nil {
+			return
+		}
+		root := repoRoot()
+		mainPath := filepath.Join(binDir, "main.go")
+		if buildErr = os.WriteFile(mainPath, []byte(deployMain), 0o644); buildErr != nil {
+			return
+		}
+		ov, _ := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(root, "emulator-tests", "deploymain", "main.go"): mainPath}})
+		ovPath := filepath.Join(binDir, "overlay.json")
+		if buildErr = os.WriteFile(ovPath, ov, 0o644); buildErr != nil {
+			return
+		}
+		for _, b := range [][]string{
+			{"build", "-overlay", ovPath, "-o", filepath.Join(binDir, "functions"), "./emulator-tests/deploymain"},
+			{"build", "-o", filepath.Join(binDir, "foldcorpus"), "./cmd/foldcorpus"},
+		} {
+			cmd := exec.Command("go", b...)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go %s: %v\n%s", strings.Join(b, " "), err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, "functions"), filepath.Join(binDir, "foldcorpus")
+}
+
+var projectSeq atomic.Int32
+
+// stack is one isolated deployment: its own project id in the shared
+// emulators, its own fake GCS (behind a fault-injecting proxy) and its own
+// function processes.
+type stack struct {
+	t       *testing.T
+	ctx     context.Context
+	project string
+	ps      *pubsub.Client
+	fake    *fakestorage.Server
+	proxy   *faultProxy
+	gcsc    *storage.Client // straight to the fake (test setup and checks)
+	store   *gcs.Store
+	fs      *firestore.Client
+	ledger  *firestoreledger.Ledger
+	fns     map[string]*fnProc
+	env     []string
+}
+
+type stackOpts struct {
+	lease             time.Duration
+	fetchConcurrency  int
+	maxAttempts       int32
+	rowGroupsPerShard int
+}
+
+func newStack(t *testing.T, o stackOpts) *stack {
+	t.Helper()
+	fnBin, _ := binaries(t)
+	ctx := context.Background()
+	s := &stack{t: t, ctx: ctx, fns: map[string]*fnProc{}}
+	s.project = fmt.Sprintf("e2e-%d-%d", os.Getpid()%100000, projectSeq.Add(1))
+	var err error
+	if s.ps, err = pubsub.NewClient(ctx, s.project); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.ps.Close() })
+	for _, topic := range []string{eventsTopic, shardTopic, deadTopic} {
+		if _, err := s.ps.TopicAdminClient.CreateTopic(ctx, &pubsubpb.Topic{Name: s.topic(topic)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// fake-gcs-server publishes finalize notifications of the manifest
+	// bucket to the events topic (as a GCS Pub/Sub notification would).
+	f, err := emulators.StartFakeGCS(emulators.FakeGCSOptions{
+		Buckets: []string{manifestBucket, dataBucket, outBucket},
+		Events: fakestorage.EventManagerOptions{ProjectID: s.project, TopicName: eventsTopic, Bucket: manifestBucket,
+			NotifyOn: fakestorage.EventNotificationOptions{Finalize: true}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Stop)
+	s.fake = f.Server
+	s.proxy = newFaultProxy(t, f.URL)
+	if s.gcsc, err = emulators.StorageClient(ctx, f.URL); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.gcsc.Close() })
+	s.store = gcs.New(s.gcsc, gcs.Options{})
+	if s.fs, err = firestore.NewClient(ctx, s.project); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.fs.Close() })
+	s.ledger = firestoreledger.New(s.fs, firestoreledger.Options{})
+
+	if o.lease == 0 {
+		o.lease = 10 * time.Minute
+	}
+	if o.fetchConcurrency == 0 {
+		o.fetchConcurrency = 8
+	}
+	if o.maxAttempts == 0 {
+		o.maxAttempts = 5
+	}
+	s.env = append(os.Environ(),
+		"FOLDCORPUS_PROJECT="+s.project,
+		"FOLDCORPUS_REGION=us-central1",
+		"FOLDCORPUS_INPUT_BUCKETS="+manifestBucket+","+dataBucket,
+		"FOLDCORPUS_OUTPUT_PREFIX="+outPrefix,
+		"FOLDCORPUS_SHARD_TOPIC="+shardTopic,
+		fmt.Sprintf("FOLDCORPUS_FETCH_CONCURRENCY=%d", o.fetchConcurrency),
+		fmt.Sprintf("FOLDCORPUS_LEASE=%s", o.lease),
+		fmt.Sprintf("FOLDCORPUS_ROW_GROUPS_PER_SHARD=%d", o.rowGroupsPerShard),
+		"STORAGE_EMULATOR_HOST="+strings.TrimPrefix(s.proxy.srv.URL, "http://"),
+		"GOOGLE_CLOUD_PROJECT="+s.project,
+	)
+	for _, target := range []string{"Planner", "ShardFn", "DeadLetter"} {
+		s.fns[target] = startFn(t, fnBin, s.env, target, 0)
+	}
+	s.subscribe(eventsTopic+"-push", eventsTopic, s.fns["Planner"].pushURL(s.project, eventsTopic), nil)
+	s.subscribe(shardTopic+"-push", shardTopic, s.fns["ShardFn"].pushURL(s.project, shardTopic),
+		&pubsubpb.DeadLetterPolicy{DeadLetterTopic: s.topic(deadTopic), MaxDeliveryAttempts: o.maxAttempts})
+	s.subscribe(deadTopic+"-push", deadTopic, s.fns["DeadLetter"].pushURL(s.project, deadTopic), nil)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for name, p := range s.fns {
+				t.Logf("--- %s log (last 40 lines) ---\n%s", name, p.tail(40))
+			}
+		}
+	})
+	return s
+}
+
+func (s *stack) topic(id string) string { return "projects/" + s.project + "/topics/" + id }
+func (s *stack) sub(id string) string   { return "projects/" + s.project + "/subscriptions/" + id }
+
+// subscribe creates a subscription: push to endpoint when set, else pull.
+func (s *stack) subscribe(id, topic, endpoint string, dl *pubsubpb.DeadLetterPolicy) {
+	sub := &pubsubpb.Subscription{Name: s.sub(id), Topic: s.topic(topic), AckDeadlineSeconds: 60, DeadLetterPolicy: dl,
+		RetryPolicy: &pubsubpb.RetryPolicy{MinimumBackoff: durationpb.New(time.Second), MaximumBackoff: durationpb.New(2 * time.Second)}}
+	if endpoint != "" {
+		sub.PushConfig = &pubsubpb.PushConfig{PushEndpoint: endpoint}
+	}
+	if _, err := s.ps.SubscriptionAdminClient.CreateSubscription(s.ctx, sub); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// put writes an object straight into the fake (no fault proxy).
+func (s *stack) put(bucket, name string, data []byte, contentEncoding string) int64 {
+	s.t.Helper()
+	w := s.gcsc.Bucket(bucket).Object(name).NewWriter(s.ctx)
+	w.ContentEncoding = contentEncoding
+	w.ChunkSize = 0
+	if _, err := w.Write(data); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		s.t.Fatal(err)
+	}
+	return w.Attrs().Generation
+}
+
+// waitSettled waits until the run exists and none of its shards is pending
+// or running, and returns the shards.
+func (s *stack) waitSettled(runID string, timeout time.Duration) []ledger.Shard {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last map[ledger.Status]int64
+	for time.Now().Before(deadline) {
+		if run, err := s.ledger.GetRun(s.ctx, runID); err == nil {
+			p, err := s.ledger.Progress(s.ctx, runID)
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			last = p
+			var n int64
+			for _, c := range p {
+				n += c
+			}
+			// All shard records written (CreateRun writes the run first),
+			// none pending or running.
+			if n == int64(run.Shards) && p[ledger.Pending] == 0 && p[ledger.Running] == 0 {
+				shards, err := s.ledger.Shards(s.ctx, runID)
+				if err != nil {
+					s.t.Fatal(err)
+				}
+				return shards
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	s.t.Fatalf("run %s not settled after %s (progress %v)", runID, timeout, last)
+	return nil
+}
+
+// cli runs the foldcorpus CLI against the stack's emulators and returns its
+// output and exit code.
+func (s *stack) cli(args ...string) (string, int) {
+	s.t.Helper()
+	_, cli := binaries(s.t)
+	cmd := exec.Command(cli, args...)
+	cmd.Env = s.env
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		s.t.Fatal(err)
+	}
+	return string(out), code
+}
+
+// fnProc is one function served by the deploy binary.
+type fnProc struct {
+	t      *testing.T
+	bin    string
+	env    []string
+	target string
+	port   int
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	log    *lockedBuffer
+}
+
+// startFn starts the deploy binary serving target (all targets when empty)
+// on port (a free one when 0) and waits until it accepts connections.
+func startFn(t *testing.T, bin string, env []string, target string, port int) *fnProc {
+	t.Helper()
+	if port == 0 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+	}
+	p := &fnProc{t: t, bin: bin, env: env, target: target, port: port, log: &lockedBuffer{}}
+	p.start()
+	t.Cleanup(p.kill)
+	return p
+}
+
+func (p *fnProc) start() {
+	p.t.Helper()
+	cmd := exec.Command(p.bin)
+	cmd.Env = append(append([]string(nil), p.env...), fmt.Sprintf("PORT=%d", p.port))
+	if p.target != "" {
+		cmd.Env = append(cmd.Env, "FUNCTION_TARGET="+p.target)
+	}
+	cmd.Stdout, cmd.Stderr = p.log, p.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		p.t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.cmd = cmd
+	p.mu.Unlock()
+	go cmd.Wait()
+	for i := 0; i < 200; i++ {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", p.port)); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	p.t.Fatalf("%s did not start listening on %d:\n%s", p.target, p.port, p.log)
+}
+
+// kill sends SIGKILL to the process (as a crashed instance).
+func (p *fnProc) kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd != nil && p.cmd.Process != nil {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.cmd = nil
+	}
+}
+
+func (p *fnProc) url() string { return fmt.Sprintf("http://127.0.0.1:%d", p.port) }
+
+// pushURL is the push endpoint: the framework reads the topic from the path
+// when it turns a raw push request into a CloudEvent.
+func (p *fnProc) pushURL(project, topic string) string {
+	return fmt.Sprintf("%s/projects/%s/topics/%s", p.url(), project, topic)
+}
+
+func (p *fnProc) tail(n int) string {
+	lines := strings.Split(strings.TrimSpace(p.log.String()), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// logRecords returns the JSON log records whose message is msg.
+func (p *fnProc) logRecords(msg string) []map[string]any {
+	var out []map[string]any
+	for _, line := range strings.Split(p.log.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["message"] == msg {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// faultProxy sits between the functions and fake-gcs-server; hook, when
+// set, may answer a request itself (a fault) or let it through.
+type faultProxy struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	hook func(w http.ResponseWriter, r *http.Request) bool
+}
+
+func newFaultProxy(t *testing.T, target string) *faultProxy {
+	u, _ := url.Parse(target)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	p := &faultProxy{}
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		hook := p.hook
+		p.mu.Unlock()
+		if hook != nil && hook(w, r) {
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+func (p *faultProxy) set(h func(w http.ResponseWriter, r *http.Request) bool) {
+	p.mu.Lock()
+	p.hook = h
+	p.mu.Unlock()
+}
+
+// isObjectGet reports whether r reads the media of an object whose name
+// contains part (XML or JSON API).
+func isObjectGet(r *http.Request, part string) bool {
+	if r.Method != http.MethodGet {
+		return false
+	}
+	if strings.HasPrefix(r.URL.Path, "/storage/v1/") && r.URL.Query().Get("alt") != "media" {
+		return false
+	}
+	p, _ := url.PathUnescape(r.URL.EscapedPath())
+	return strings.Contains(p, part)
+}
