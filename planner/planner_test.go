@@ -1,0 +1,174 @@
+package planner_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/localledger"
+	"github.com/foldcorpus/foldcorpus/internal/localqueue"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/planner"
+)
+
+type fakeFormat struct{}
+
+func (fakeFormat) Name() string                   { return "fake" }
+func (fakeFormat) Kind() format.InputKind         { return format.FromStructure }
+func (fakeFormat) RecordColumns() []format.Column { return nil }
+func (fakeFormat) Columns() []format.Column {
+	return []format.Column{{Name: "seq_len", Type: format.Int64}}
+}
+func (fakeFormat) Generate(format.Input) (format.Result, error) { return format.Result{}, nil }
+
+func newFake(string, map[string]string) (format.Format, error) { return fakeFormat{}, nil }
+
+func write(t *testing.T, path string, cols []format.Column, n, rg int) {
+	t.Helper()
+	var rows [][]any
+	for i := 0; i < n; i++ {
+		row := make([]any, len(cols))
+		for j, c := range cols {
+			switch c.Type {
+			case format.Int64:
+				row[j] = int64(i)
+			case format.Float64:
+				row[j] = float64(i)
+			default:
+				row[j] = fmt.Sprintf("%s-%d", c.Name, i)
+			}
+		}
+		rows = append(rows, row)
+	}
+	data, err := manifest.Encode(cols, rows, rg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var (
+	id    = format.Column{Name: "entry_id", Type: format.String}
+	uri   = format.Column{Name: "gcs_uri", Type: format.String}
+	text  = format.Column{Name: "cif_content", Type: format.String}
+	split = format.Column{Name: "split", Type: format.String}
+	slen  = format.Column{Name: "seq_len", Type: format.Int64}
+	tax   = format.Column{Name: "tax_id", Type: format.Int64}
+	taxF  = format.Column{Name: "tax_id", Type: format.Float64}
+	other = format.Column{Name: "notes", Type: format.String}
+)
+
+func TestPrepare(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		files   [][]format.Column // one manifest file each
+		rg      int               // rows per row group (of 10 rows)
+		spec    planner.Spec
+		wantErr string
+		cols    string // projected columns
+		shards  int
+	}{
+		{name: "uri mode, passthrough in every file", files: [][]format.Column{{id, uri, split, slen, tax, other}, {id, uri, tax, split}},
+			cols: "[entry_id gcs_uri split tax_id]", shards: 2},
+		{name: "inline mode", files: [][]format.Column{{id, text, uri, split}}, spec: planner.Spec{TextColumn: "cif_content"},
+			cols: "[entry_id cif_content split]", shards: 1},
+		{name: "row-group shards", files: [][]format.Column{{id, uri}}, rg: 3, spec: planner.Spec{RowGroupsPerShard: 2},
+			cols: "[entry_id gcs_uri]", shards: 2},
+		{name: "custom uri column", files: [][]format.Column{{id, format.Column{Name: "path", Type: format.String}}}, spec: planner.Spec{URIColumn: "path"},
+			cols: "[entry_id path]", shards: 1},
+		{name: "missing uri column", files: [][]format.Column{{id, uri}, {id, split}}, wantErr: `missing required column "gcs_uri"`},
+		{name: "missing entry_id", files: [][]format.Column{{uri}}, wantErr: `missing required column "entry_id"`},
+		{name: "missing text column", files: [][]format.Column{{id, uri}}, spec: planner.Spec{TextColumn: "cif_content"}, wantErr: `"cif_content"`},
+		{name: "passthrough type differs", files: [][]format.Column{{id, uri, tax}, {id, uri, taxF}}, wantErr: `"tax_id" has type`},
+		{name: "no files", files: nil, wantErr: "no manifest files"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, cols := range tc.files {
+				write(t, filepath.Join(dir, "m", fmt.Sprintf("m%d.parquet", i)), cols, 10, tc.rg)
+			}
+			spec := tc.spec
+			spec.Manifest = filepath.Join(dir, "m", "*.parquet")
+			spec.Format = "fake"
+			spec.Output = filepath.Join(dir, "out")
+			p, err := planner.Prepare(context.Background(), planner.Deps{Store: localblob.Store{}, NewFormat: newFake}, spec)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, derrors.ErrPermanent) {
+					t.Fatalf("Prepare = %v, want a permanent error containing %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(p.Projection.Columns()); got != tc.cols {
+				t.Errorf("projection = %s, want %s", got, tc.cols)
+			}
+			if len(p.Messages) != tc.shards {
+				t.Fatalf("%d shards, want %d", len(p.Messages), tc.shards)
+			}
+			var rows int64
+			for i, m := range p.Messages {
+				if want := fmt.Sprintf("part-%05d-of-%05d.parquet", i, tc.shards); filepath.Base(m.Output) != want {
+					t.Errorf("output %s, want %s", m.Output, want)
+				}
+				rows += p.ShardRows[i]
+			}
+			if rows != int64(10*len(tc.files)) {
+				t.Errorf("shards hold %d rows, want %d", rows, 10*len(tc.files))
+			}
+			if read, size := p.FooterBytes(); read <= 0 || read >= size {
+				t.Errorf("read %d of %d bytes: want the footer only", read, size)
+			}
+			// The format's seq_len wins over the manifest's passthrough.
+			if p.Output.Index("seq_len") != 4 || strings.Count(fmt.Sprint(p.Output.Names()), "seq_len") != 1 {
+				t.Errorf("output schema %v", p.Output.Names())
+			}
+		})
+	}
+}
+
+func TestPlanPublishesOnlyShardsNotDone(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for i := 0; i < 3; i++ {
+		write(t, filepath.Join(dir, "m", fmt.Sprintf("m%d.parquet", i)), []format.Column{id, uri}, 4, 0)
+	}
+	led, err := localledger.Open(filepath.Join(dir, "out", localledger.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	spec := planner.Spec{Manifest: filepath.Join(dir, "m", "*.parquet"), Format: "fake", Output: filepath.Join(dir, "out")}
+	q := localqueue.New()
+	deps := planner.Deps{Store: localblob.Store{}, Ledger: led, Publisher: q, NewFormat: newFake}
+	p, err := planner.Plan(ctx, deps, spec)
+	if err != nil || len(p.Published) != 3 || q.Len() != 3 {
+		t.Fatalf("Plan = %v published, queue %d, %v", p.Published, q.Len(), err)
+	}
+	s, _ := led.Claim(ctx, p.Run.ID, 1, 0)
+	if err := led.Complete(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	p2, err := planner.Plan(ctx, deps, spec)
+	if err != nil || p2.Run.ID != p.Run.ID || fmt.Sprint(p2.Published) != "[0 2]" {
+		t.Fatalf("rerun: run %s (first %s), published %v, %v; want [0 2]", p2.Run.ID, p.Run.ID, p2.Published, err)
+	}
+	spec.MaxRows = 5
+	p3, err := planner.Plan(ctx, deps, spec)
+	if err != nil || fmt.Sprint(p3.Published) != "[0]" {
+		t.Fatalf("MaxRows 5: published %v, %v; want [0] (shard 1 is done)", p3.Published, err)
+	}
+}
