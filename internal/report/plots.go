@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"image/png"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // Plot size: 8 x 4 inches, rendered at the PNG backend's 96 dpi (768 x 384).
@@ -21,14 +24,14 @@ var (
 	barFill2 = color.RGBA{R: 230, G: 126, B: 34, A: 255}
 )
 
-// renderPNG draws p as a PNG.
+// renderPNG draws p as a PNG at 96 dpi, encoded for speed (the PNG
+// encoding, not the drawing, is most of a report's time).
 func renderPNG(p *plot.Plot) ([]byte, error) {
-	w, err := p.WriterTo(plotW, plotH, "png")
-	if err != nil {
-		return nil, err
-	}
+	c := vgimg.NewWith(vgimg.UseWH(plotW, plotH), vgimg.UseDPI(96))
+	p.Draw(draw.New(c))
 	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, c.Image()); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -213,13 +214,9 @@ type plotSpec struct {
 // draw renders every plot the data allows and lists it in the summary.
 func (r *Report) draw(files []*shardFile, opts Options) error {
 	s := &r.Summary
-	add := func(name, title string, png []byte, err error) error {
-		if err != nil {
-			return fmt.Errorf("plot %s: %w", name, err)
-		}
+	add := func(name, title string, png []byte) {
 		r.Files[name] = png
 		s.Plots = append(s.Plots, Plot{File: name, Title: title})
-		return nil
 	}
 	var idx []int
 	var docs []float64
@@ -305,11 +302,25 @@ func (r *Report) draw(files []*shardFile, opts Options) error {
 			return renderPNG(p)
 		}})
 	}
-	for _, p := range plots {
-		png, err := p.fn()
-		if err := add(p.name, p.title, png, err); err != nil {
-			return err
-		}
+	// Plots are independent: render them on every core, list them in order.
+	pngs := make([][]byte, len(plots))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, p := range plots {
+		g.Go(func() error {
+			png, err := p.fn()
+			if err != nil {
+				return fmt.Errorf("plot %s: %w", p.name, err)
+			}
+			pngs[i] = png
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, p := range plots {
+		add(p.name, p.title, pngs[i])
 	}
 	return nil
 }

@@ -40,7 +40,10 @@ func (r *Report) WriteDir(ctx context.Context, dir string) (index string, err er
 		if err != nil {
 			return "", err
 		}
-		_, werr := tmp.Write(r.Files[n])
+		werr := tmp.Chmod(0o644) // a page to read and serve, not a private file
+		if werr == nil {
+			_, werr = tmp.Write(r.Files[n])
+		}
 		cerr := tmp.Close()
 		if werr == nil {
 			werr = cerr
