@@ -3,6 +3,7 @@ package cadv2
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -97,28 +98,16 @@ func TestAdaptResidues(t *testing.T) {
 	if want := []uint8{unk, glyIdx, 0, unk}; string(p.Res) != string(want) {
 		t.Errorf("Res = %v, want %v", p.Res, want)
 	}
-	if want := []int32{0, 5, 8, 11, 11}; !equal(p.AtomStart, want) {
+	if want := []int32{0, 5, 8, 11, 11}; !slices.Equal(p.AtomStart, want) {
 		t.Errorf("AtomStart = %v, want %v (H and SE dropped, altloc CB kept)", p.AtomStart, want)
 	}
-	if want := []int32{3, 6, 9, -1}; !equal(p.Rep, want) {
+	if want := []int32{3, 6, 9, -1}; !slices.Equal(p.Rep, want) {
 		t.Errorf("Rep = %v, want %v (first CB; GLY CA; missing CB: CA; none)", p.Rep, want)
 	}
 	want0 := (50.0*4 + 10 + 20) / 6
 	if p.PLDDT[0] != want0 || p.PLDDT[1] != 51 || !math.IsInf(p.PLDDT[3], -1) || !math.IsInf(p.GlobalPLDDT, -1) {
 		t.Errorf("PLDDT = %v (global %v), want [%v 51 52 -Inf] (global -Inf)", p.PLDDT, p.GlobalPLDDT, want0)
 	}
-}
-
-func equal(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestFilterOutcomes(t *testing.T) {
