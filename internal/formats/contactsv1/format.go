@@ -83,6 +83,9 @@ func atoiMin(v string, lo int) (int, error) {
 	return n, err
 }
 
+// Config returns the format's configuration.
+func (f *Format) Config() Config { return f.cfg }
+
 // Name implements format.Format.
 func (f *Format) Name() string { return Name }
 
