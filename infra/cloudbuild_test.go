@@ -53,7 +53,7 @@ func ciCommands(t *testing.T) []string {
 		if strings.HasPrefix(line, "#") {
 			continue
 		}
-		if strings.Contains(line, "go test") || strings.Contains(line, "go vet") {
+		if strings.Contains(line, "go test") || strings.Contains(line, "go vet") || strings.HasPrefix(line, "npm ") {
 			out = append(out, line)
 		}
 	}
@@ -85,9 +85,20 @@ func TestCloudBuildRunsTheCICommands(t *testing.T) {
 		}
 		return i
 	}
-	if !(pos("vet") < pos("test") && pos("test") < pos("emulator-tests") &&
-		pos("emulator-tests") < pos("tpujob-push") && pos("tpujob-push") < pos("deploy")) {
-		t.Errorf("steps out of order: %v (want vet, test, emulator-tests, then the image, then deploy)", ids)
+	if !(pos("vet") < pos("test") && pos("test") < pos("tpujob-push") && pos("tpujob-push") < pos("deploy")) {
+		t.Errorf("steps out of order: %v (want vet, test, then the image, then deploy)", ids)
+	}
+	// The emulator tests are a package of ./...; the test step must cover it
+	// with the CI environment that turns a missing emulator into a failure.
+	if _, err := os.Stat("../emulator-tests"); err != nil {
+		t.Fatalf("no emulator-tests folder: %v", err)
+	}
+	test := cb.Steps[pos("test")]
+	if !strings.Contains(steps[pos("test")], "go test ./...") && !strings.Contains(steps[pos("test")], "./emulator-tests") {
+		t.Errorf("the test step does not run emulator-tests: %s", steps[pos("test")])
+	}
+	if !slices.Contains(test.Env, "CI=true") {
+		t.Errorf("the test step lacks CI=true (emulators and DuckDB would be skipped when missing): %v", test.Env)
 	}
 	if !strings.Contains(steps[pos("vet")], "go vet ./...") {
 		t.Errorf("vet step runs %q", steps[pos("vet")])

@@ -2,6 +2,8 @@ package infra
 
 import (
 	"go/constant"
+	"go/parser"
+	"go/token"
 	"maps"
 	"path/filepath"
 	"regexp"
@@ -470,4 +472,36 @@ func mustGlob(t *testing.T, pattern string) []string {
 		t.Fatalf("%s matches nothing (%v)", pattern, err)
 	}
 	return m
+}
+
+// TestBuildpackLayout checks what Google's Go buildpack needs of the source
+// root to build the functions package (see /deploy.go): a root package
+// named functions that imports the framework's functions package (for the
+// declarative main), and a functions/ folder holding the registrations.
+func TestBuildpackLayout(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs := map[string]bool{}
+	var imports bool
+	for _, f := range goFiles(t, "..") {
+		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkgs[af.Name.Name] = true
+		for _, im := range af.Imports {
+			imports = imports || im.Path.Value == `"github.com/GoogleCloudPlatform/functions-framework-go/functions"`
+		}
+	}
+	if !pkgs["functions"] || len(pkgs) != 1 {
+		t.Fatalf("root packages %v, want exactly one named functions", slices.Collect(maps.Keys(pkgs)))
+	}
+	if !imports {
+		t.Error("the root package does not import the framework's functions package: the buildpack would generate a main that calls a function symbol of the root package")
+	}
+	if len(registeredFunctions(t)) == 0 {
+		t.Error("functions/ registers nothing")
+	}
+	if !strings.Contains(readFile(t, "../go.mod"), "github.com/GoogleCloudPlatform/functions-framework-go v") {
+		t.Error("go.mod does not pin functions-framework-go: the buildpack would inject its own version")
+	}
 }
