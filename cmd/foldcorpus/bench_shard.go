@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -48,6 +50,7 @@ func benchShard(ctx context.Context, args []string) error {
 	latency := fs.Duration("latency", 50*time.Millisecond, "injected latency per object fetch")
 	conc := fs.Int("fetch-concurrency", shardfn.DefaultFetchConcurrency, "fetches in flight")
 	seqRows := fs.Int("seq-rows", 200, "rows of the sequential baseline run (extrapolated to --rows; 0: all rows)")
+	repeat := fs.Int("repeat", 3, "runs per configuration; the median is reported")
 	dir := fs.String("dir", "", "working folder (default: a temporary one, removed after)")
 	child := fs.String("child", "", "internal: measure one run over this manifest glob")
 	if err := fs.Parse(args); err != nil {
@@ -64,7 +67,7 @@ func benchShard(ctx context.Context, args []string) error {
 		defer os.RemoveAll(d)
 		*dir = d
 	}
-	fmt.Printf("bench shard: %d synthetic structures, %s injected per fetch, fetch concurrency %d (each run in its own process)\n", *rows, *latency, *conc)
+	fmt.Printf("bench shard: %d synthetic structures, %s injected per fetch, fetch concurrency %d (each run in its own process; medians of %d runs, peak RSS the largest)\n", *rows, *latency, *conc, max(1, *repeat))
 	glob, err := synth.WriteSample(ctx, localblob.Store{}, filepath.Join(*dir, "full"), *rows, 1, false)
 	if err != nil {
 		return err
@@ -77,7 +80,7 @@ func benchShard(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	measure := func(glob string, lat time.Duration, c int) (shardMeasure, error) {
+	measure1 := func(glob string, lat time.Duration, c int) (shardMeasure, error) {
 		var m shardMeasure
 		cmd := exec.CommandContext(ctx, os.Args[0], "bench", "shard", "--child", glob, "--latency", lat.String(), "--fetch-concurrency", fmt.Sprint(c))
 		var stderr bytes.Buffer
@@ -87,6 +90,30 @@ func benchShard(ctx context.Context, args []string) error {
 			return m, fmt.Errorf("bench child: %w\n%s", err, stderr.String())
 		}
 		return m, json.Unmarshal(out, &m)
+	}
+	// measure runs a configuration --repeat times and keeps the run with
+	// the median wall-clock (peak RSS: the largest seen).
+	measure := func(glob string, lat time.Duration, c int) (shardMeasure, error) {
+		var ms []shardMeasure
+		var rss float64
+		for i := 0; i < max(1, *repeat); i++ {
+			m, err := measure1(glob, lat, c)
+			if err != nil {
+				return m, err
+			}
+			ms = append(ms, m)
+			rss = max(rss, m.MaxRSSMiB)
+		}
+		slices.SortFunc(ms, func(a, b shardMeasure) int { return cmp.Compare(a.WallS, b.WallS) })
+		m := ms[len(ms)/2]
+		cpus := make([]float64, len(ms))
+		for i, x := range ms {
+			cpus[i] = x.CPUS
+		}
+		slices.Sort(cpus)
+		m.CPUS = cpus[len(cpus)/2]
+		m.MaxRSSMiB = rss
+		return m, nil
 	}
 	over, err := measure(glob, *latency, *conc)
 	if err != nil {
