@@ -191,18 +191,24 @@ func summarize(dir, format string, files []*shardFile, opts Options) Summary {
 		s.Statements = st
 	}
 	s.Accounting = accounting(files, opts.Shards, total)
-	var wall []float64
-	for _, sh := range opts.Shards {
-		if sh.Status == ledger.Done && !sh.Started.IsZero() && !sh.Finished.IsZero() {
-			wall = append(wall, sh.Finished.Sub(sh.Started).Seconds())
-		}
-	}
-	if len(wall) > 0 {
+	if _, wall := wallClocks(opts.Shards); len(wall) > 0 {
 		d := newDist(wall)
 		s.ShardWallClock = &d
 	}
 	s.Throughput = throughput(opts.Shards, 40)
 	return s
+}
+
+// wallClocks returns the index and the wall-clock seconds of every done
+// shard with both times.
+func wallClocks(shards []ledger.Shard) (index []int, secs []float64) {
+	for _, sh := range shards {
+		if sh.Status == ledger.Done && !sh.Started.IsZero() && !sh.Finished.IsZero() {
+			index = append(index, sh.Index)
+			secs = append(secs, sh.Finished.Sub(sh.Started).Seconds())
+		}
+	}
+	return index, secs
 }
 
 // plotSpec is one plot to draw.
@@ -234,14 +240,7 @@ func (r *Report) draw(files []*shardFile, opts Options) error {
 		}},
 	}
 	if s.ShardWallClock != nil {
-		var si []int
-		var w []float64
-		for _, sh := range opts.Shards {
-			if sh.Status == ledger.Done && !sh.Started.IsZero() && !sh.Finished.IsZero() {
-				si = append(si, sh.Index)
-				w = append(w, sh.Finished.Sub(sh.Started).Seconds())
-			}
-		}
+		si, w := wallClocks(opts.Shards)
 		plots = append(plots, plotSpec{"shard_wall_clock.png", "Shard wall-clock", func() ([]byte, error) {
 			return renderPNG(perShardPlot("Shard wall-clock", "seconds", si, w, barFill2))
 		}})

@@ -1,13 +1,20 @@
 package report
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
 )
 
 func TestQuantile(t *testing.T) {
@@ -117,5 +124,44 @@ func TestThroughputAndAccounting(t *testing.T) {
 	}
 	if f := formatFromMeta(map[string]string{metaKey: `{"format":"f"}`}); f != "f" {
 		t.Errorf("formatFromMeta = %q, want f", f)
+	}
+}
+
+func TestBuildEdgeCases(t *testing.T) {
+	ctx := context.Background()
+	store := localblob.Store{}
+	failed := []ledger.Shard{{Index: 0, Status: ledger.Failed, EntryID: "E", Error: "bad"}, {Index: 1, Status: ledger.Pending}}
+	for _, c := range []struct {
+		name    string
+		files   map[string][]byte
+		shards  []ledger.Shard
+		wantErr string // a substring of the error; "" for success
+	}{
+		{"no output at all", nil, failed, ""},
+		{"not parquet", map[string][]byte{"part-00000-of-00001.parquet": []byte("PAR1 but not really")}, nil, "part-00000-of-00001.parquet"},
+		{"empty file", map[string][]byte{"part-00000-of-00001.parquet": {}}, nil, "part-00000-of-00001.parquet"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for n, data := range c.files {
+				if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rep, err := Build(ctx, store, dir, Options{Shards: c.shards})
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !errors.Is(err, derrors.ErrPermanent) {
+					t.Fatalf("Build = %v, want a permanent error naming %s", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := rep.Summary.Accounting
+			if rep.Summary.Documents != 0 || a.ShardsFailed != 1 || a.ShardsMissing != 1 || len(rep.Files["accounting.png"]) == 0 || len(rep.Files["index.html"]) == 0 {
+				t.Errorf("report of a run with no output: %+v, files %d", rep.Summary, len(rep.Files))
+			}
+		})
 	}
 }
