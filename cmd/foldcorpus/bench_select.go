@@ -89,16 +89,16 @@ func benchSelect(ctx context.Context, args []string) error {
 	}
 
 	th := fmt.Sprint(*threads)
-	type result struct{ secs, rssMiB []float64 }
+	type result struct{ secs, rssMiB, cpu []float64 }
 	measure := func(name string, argv func(i int) []string) (result, error) {
 		var r result
 		for i := range *trials {
-			secs, rss, err := runChild(ctx, self, argv(i))
+			secs, rss, cpu, err := runChild(ctx, self, argv(i))
 			if err != nil {
 				return r, fmt.Errorf("%s: %w", name, err)
 			}
-			r.secs, r.rssMiB = append(r.secs, secs), append(r.rssMiB, rss)
-			fmt.Printf("  %-16s trial %d: %6.2fs  peak RSS %7.0f MiB\n", name, i+1, secs, rss)
+			r.secs, r.rssMiB, r.cpu = append(r.secs, secs), append(r.rssMiB, rss), append(r.cpu, cpu)
+			fmt.Printf("  %-17s trial %d: %6.2fs wall %6.2fs CPU  peak RSS %5.0f MiB\n", name, i+1, secs, cpu, rss)
 		}
 		return r, nil
 	}
@@ -147,13 +147,17 @@ func benchSelect(ctx context.Context, args []string) error {
 	fmt.Printf("(peak RSS of this bench process, the floor of every child's figure: %.0f MiB)\n", float64(self_.Maxrss)/1024)
 	fmt.Printf("\nselect: %d rows in -> %d selected in %d shards (%d clusters kept, %d dropped)\n",
 		stats.RowsIn, stats.RowsSelected, len(stats.Shards), stats.ClustersKept, stats.ClustersDropped)
-	fmt.Printf("select:   median %.2fs, peak RSS median %.0f MiB (%d trials, DuckDB threads %s, %d CPUs)\n",
-		ms, median(sel.rssMiB), *trials, th, numCPU())
-	fmt.Printf("baseline: median %.2fs, peak RSS median %.0f MiB (DuckDB reading the same columns, no work)\n",
-		mb, median(base.rssMiB))
+	var load [3]float64
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Sscan(string(b), &load[0], &load[1], &load[2])
+	}
+	fmt.Printf("select:   median %.2fs wall, %.2fs CPU, peak RSS median %.0f MiB (%d trials, DuckDB threads %s, %d CPUs, load average %.1f)\n",
+		ms, median(sel.cpu), median(sel.rssMiB), *trials, th, numCPU(), load[0])
+	fmt.Printf("baseline: median %.2fs wall, %.2fs CPU, peak RSS median %.0f MiB (DuckDB reading the same columns, no work)\n",
+		mb, median(base.cpu), median(base.rssMiB))
 	fmt.Printf("ratio select/baseline: %.2fx time, %.2fx memory\n", ms/mb, median(sel.rssMiB)/median(base.rssMiB))
 	scale := float64(*target) / float64(cfg.Rows)
-	fmt.Printf("projection to %d rows: %.0fs (linear in rows)", *target, ms*scale)
+	fmt.Printf("projection to %d rows: %.0fs wall, %.0fs CPU (linear in rows)", *target, ms*scale, median(sel.cpu)*scale)
 	if len(qsel.secs) > 0 {
 		nq := float64(cfg.Rows*(cfg.Files/4)) / float64(cfg.Files)
 		mq := median(qsel.secs)
@@ -197,8 +201,9 @@ func linkFirstFiles(src, dst string, n int) error {
 	return nil
 }
 
-// runChild runs self with argv and returns its wall time and peak RSS (MiB).
-func runChild(ctx context.Context, self string, argv []string) (secs, rssMiB float64, err error) {
+// runChild runs self with argv and returns its wall time, peak RSS (MiB)
+// and CPU time (user + system seconds).
+func runChild(ctx context.Context, self string, argv []string) (secs, rssMiB, cpu float64, err error) {
 	cmd := exec.CommandContext(ctx, self, argv...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -206,13 +211,14 @@ func runChild(ctx context.Context, self string, argv []string) (secs, rssMiB flo
 	err = cmd.Run()
 	secs = time.Since(t).Seconds()
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s %s: %w\n%s", self, strings.Join(argv, " "), err, stderr.String())
+		return 0, 0, 0, fmt.Errorf("%s %s: %w\n%s", self, strings.Join(argv, " "), err, stderr.String())
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
-		return secs, 0, errors.New("no rusage for the child")
+		return secs, 0, 0, errors.New("no rusage for the child")
 	}
-	return secs, float64(ru.Maxrss) / 1024, nil // Linux: KiB
+	cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	return secs, float64(ru.Maxrss) / 1024, cpu, nil // Linux: KiB
 }
 
 func median(xs []float64) float64 {

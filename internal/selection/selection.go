@@ -76,8 +76,8 @@ func DefaultOptions() Options {
 	return Options{MinClusterSize: 3, NumRounds: 5, MinSeqLen: 2, MaxSeqLen: 2000, ShardSize: 2000}
 }
 
-// Stats describes one selection. Everything but ElapsedSeconds is a function
-// of the input and the options.
+// Stats describes one selection. Everything but ElapsedSeconds and
+// PhaseSeconds is a function of the input and the options.
 type Stats struct {
 	Config struct {
 		Inputs         []string `json:"inputs"`
@@ -97,6 +97,9 @@ type Stats struct {
 	Splits          []SplitStats `json:"splits"`
 	Shards          []Shard      `json:"shards"`
 	ElapsedSeconds  float64      `json:"elapsed_seconds"`
+	// PhaseSeconds splits the time: schema (footers), rank (pass 1),
+	// select (pass 2), write (the shards).
+	PhaseSeconds map[string]float64 `json:"phase_seconds"`
 }
 
 // SplitStats counts one split's selected rows.
@@ -261,11 +264,17 @@ func count(ctx context.Context, db *sql.DB, q string) (int64, error) {
 }
 
 func run(ctx context.Context, db *sql.DB, opts Options, staging string) (*Stats, error) {
+	st := &Stats{PhaseSeconds: map[string]float64{}}
+	t := time.Now()
+	phase := func(name string) {
+		st.PhaseSeconds[name] = time.Since(t).Seconds()
+		t = time.Now()
+	}
 	cols, casts, err := plan(ctx, db, opts.Inputs)
 	if err != nil {
 		return nil, err
 	}
-	st := &Stats{}
+	phase("schema")
 	st.Config.Inputs = opts.Inputs
 	st.Config.MinClusterSize, st.Config.NumRounds = opts.MinClusterSize, opts.NumRounds
 	st.Config.MinSeqLen, st.Config.MaxSeqLen, st.Config.ShardSize = opts.MinSeqLen, opts.MaxSeqLen, opts.ShardSize
@@ -319,6 +328,7 @@ FROM ranked`, opts.MinClusterSize))
 		return nil, fmt.Errorf("counting clusters: %w", err)
 	}
 	st.ClustersDropped = st.ClustersUsable - st.ClustersKept
+	phase("rank")
 	q = fmt.Sprintf(`CREATE TABLE keys AS SELECT file_idx, file_row, "round" FROM ranked
 WHERE cluster_size >= %d AND "round" < %d`, opts.MinClusterSize, opts.NumRounds)
 	if _, err := db.ExecContext(ctx, q); err != nil {
@@ -346,11 +356,13 @@ ORDER BY split, "round" DESC, struct_cluster_id, entry_id`,
 	if err := summarize(ctx, db, opts, st); err != nil {
 		return nil, err
 	}
+	phase("select")
 	for _, sh := range st.Shards {
 		if err := writeShard(ctx, db, staging, outCols, sh); err != nil {
 			return nil, err
 		}
 	}
+	phase("write")
 	return st, nil
 }
 
