@@ -198,8 +198,14 @@ var envName = regexp.MustCompile(`^FOLDCORPUS_[A-Z0-9_]+$`)
 // str("X", ...)), and the package's constant declarations.
 func goEnvNames(t *testing.T, dir string) (names map[string]bool, consts map[string]constant.Value) {
 	t.Helper()
-	names, consts = map[string]bool{}, map[string]constant.Value{}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	return goEnvNamesIn(t, files)
+}
+
+// goEnvNamesIn is goEnvNames over a list of files.
+func goEnvNamesIn(t *testing.T, files []string) (names map[string]bool, consts map[string]constant.Value) {
+	t.Helper()
+	names, consts = map[string]bool{}, map[string]constant.Value{}
 	fset := token.NewFileSet()
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

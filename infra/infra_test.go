@@ -505,3 +505,36 @@ func TestBuildpackLayout(t *testing.T) {
 		t.Error("go.mod does not pin functions-framework-go: the buildpack would inject its own version")
 	}
 }
+
+// TestTPUJobEnvironment checks the TPU job's environment (local.tpujob_env)
+// against the names the job's code reads (tpujob/ and its CLI entry).
+func TestTPUJobEnvironment(t *testing.T) {
+	m := loadTF(t)
+	reads := map[string]bool{}
+	for _, dir := range []string{"../tpujob", "../cmd/foldcorpus"} {
+		names, _ := goEnvNames(t, dir)
+		if dir == "../cmd/foldcorpus" {
+			// Only the tpujob entry of the CLI counts.
+			names = map[string]bool{}
+			for _, f := range goFiles(t, dir) {
+				if strings.Contains(f, "tpujob") {
+					n, _ := goEnvNamesIn(t, []string{f})
+					maps.Copy(names, n)
+				}
+			}
+		}
+		maps.Copy(reads, names)
+	}
+	if len(reads) == 0 {
+		t.Skip("SKIP: the tpujob code reads no FOLDCORPUS_* variable yet; local.tpujob_env in infra/tpujob.tf cannot be checked against it")
+	}
+	env := m.eval(t, m.locals["tpujob_env"])
+	var set []string
+	for k := range env.AsValueMap() {
+		set = append(set, k)
+	}
+	slices.Sort(set)
+	if want := slices.Sorted(maps.Keys(reads)); !slices.Equal(set, want) {
+		t.Errorf("tpujob environment\n  sets  %v\n  reads %v", set, want)
+	}
+}
