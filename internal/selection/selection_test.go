@@ -227,6 +227,11 @@ func TestSelectStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wantCols := []string{"entry_id", "gcs_uri", "split", "seq_cluster_id", "struct_cluster_id", "uniprot_accession",
+		"tax_id", "organism_name", "global_plddt", "seq_len", "round"} // never cif_content
+	if !slices.Equal(st.Columns, wantCols) {
+		t.Errorf("output columns %v, want %v", st.Columns, wantCols)
+	}
 	type counts struct{ in, usable, clUsable, kept, dropped, selected int64 }
 	got := counts{st.RowsIn, st.RowsUsable, st.ClustersUsable, st.ClustersKept, st.ClustersDropped, st.RowsSelected}
 	if w := (counts{14, 12, 3, 2, 1, 8}); got != w {
