@@ -228,6 +228,12 @@ func (p *progress) draw(force bool) {
 }
 
 func (p *progress) stop() {
+	p.mu.Lock()
+	planned := p.shards > 0
+	p.mu.Unlock()
+	if !planned {
+		return
+	}
 	p.draw(true)
 	if p.tty {
 		fmt.Fprintln(p.w)

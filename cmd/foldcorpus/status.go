@@ -89,7 +89,7 @@ func printRunStatus(r ledger.Run, shards []ledger.Shard) bool {
 	for _, s := range shards {
 		switch s.Status {
 		case ledger.Failed, ledger.DeadLettered:
-			fmt.Printf("  %s shard %05d (attempts %d): entry %s: %s\n", s.Status, s.Index, s.Attempts, orDash(s.EntryID), s.Error)
+			fmt.Printf("  %s shard %05d (attempts %d, entry %s): %s\n", s.Status, s.Index, s.Attempts, orDash(s.EntryID), s.Error)
 		case ledger.Pending, ledger.Running:
 			fmt.Printf("  missing shard %05d (%s, attempts %d)\n", s.Index, s.Status, s.Attempts)
 		}
