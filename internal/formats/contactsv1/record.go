@@ -64,6 +64,9 @@ type jsonRecord struct {
 // nil for null or absent values. It checks types only; AnalysisFromRecord
 // validates.
 func RecordFromJSON(data []byte) (map[string]any, error) {
+	if rec, err := fastRecordFromJSON(data); err == nil {
+		return rec, nil
+	}
 	var j jsonRecord
 	if err := json.Unmarshal(data, &j); err != nil {
 		return nil, derrors.Permanent(fmt.Errorf("contacts-v1 record: %w", err))
