@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
@@ -22,28 +26,39 @@ func init() {
 	registerBench("parse", "mmCIF read speed (MB/s) side by side with gemmi, memory, contacts cost", runBenchParse)
 }
 
-// gemmiBench times gemmi.read_structure over the files given on stdin (one
-// path a line), trials times, and prints JSON {"trials": [seconds...],
-// "maxrss_kb": N, "version": V}.
+// gemmiBench serves timed passes of gemmi.read_structure over the files
+// named on its first stdin line (a JSON list): for each "T" line it reads
+// every file once and answers "wall cpu" in seconds; on "Q" it answers
+// {"maxrss_kb": VmHWM, "version": V} and exits. Go and gemmi trials are
+// interleaved so that both see the same machine load.
 const gemmiBench = `
 import json, sys, time
 import gemmi
-paths = [l.rstrip("\n") for l in sys.stdin if l.strip()]
-trials = int(sys.argv[1])
-out = []
-for _ in range(trials):
-    t = time.perf_counter()
-    for p in paths:
-        gemmi.read_structure(p)
-    out.append(time.perf_counter() - t)
+paths = json.loads(sys.stdin.readline())
+for line in sys.stdin:
+    if line.strip() == "T":
+        w, c = time.perf_counter(), time.process_time()
+        for p in paths:
+            gemmi.read_structure(p)
+        print(time.perf_counter() - w, time.process_time() - c, flush=True)
+    else:
+        break
 hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")]
-print(json.dumps({"trials": out, "maxrss_kb": hwm[0] if hwm else -1, "version": gemmi.__version__}))
+print(json.dumps({"maxrss_kb": hwm[0] if hwm else -1, "version": gemmi.__version__}), flush=True)
 `
 
 type gemmiResult struct {
-	Trials   []float64 `json:"trials"`
-	MaxRSSKB int64     `json:"maxrss_kb"`
-	Version  string    `json:"version"`
+	MaxRSSKB int64  `json:"maxrss_kb"`
+	Version  string `json:"version"`
+}
+
+// cpuSeconds is this process's user+system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
 
 func parseMedian(xs []float64) float64 {
@@ -121,58 +136,108 @@ func runBenchParse(ctx context.Context, args []string) error {
 	rssFiles := maxRSSKB()
 	fmt.Printf("bench parse: %d files, %.2f MB in %s; %d trials; GOMAXPROCS=%d while timing\n", len(files), mb, dir, *trials, *procs)
 
-	// Go reader: warm-up pass (also counts failures), then timed trials.
+	// Go reader: warm-up pass (also counts failures).
 	failed := 0
 	for _, b := range files {
 		if _, err := mmcif.Read(b); err != nil {
 			failed++
 		}
 	}
+	// gemmi side by side in the same run, trials interleaved with ours.
+	var (
+		gemmi   *exec.Cmd
+		gIn     io.WriteCloser
+		gOut    *bufio.Reader
+		gWall   []float64
+		gCPU    []float64
+		gemmiOK bool
+	)
+	if out, err := exec.CommandContext(ctx, *python, "-c", "import gemmi").CombinedOutput(); err != nil {
+		fmt.Printf("gemmi baseline: skipped (%s lacks gemmi: %s); install with: apt-get install python3-gemmi\n", *python, strings.TrimSpace(string(out)))
+	} else {
+		gemmi = exec.CommandContext(ctx, *python, "-c", gemmiBench)
+		gemmi.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+		gemmi.Stderr = os.Stderr
+		var err1, err2 error
+		gIn, err1 = gemmi.StdinPipe()
+		stdout, err2 := gemmi.StdoutPipe()
+		if err := errors.Join(err1, err2); err != nil {
+			return err
+		}
+		gOut = bufio.NewReader(stdout)
+		if err := gemmi.Start(); err != nil {
+			return fmt.Errorf("gemmi baseline: %w", err)
+		}
+		list, _ := json.Marshal(paths)
+		fmt.Fprintf(gIn, "%s\nT\n", list) // warm-up pass
+		if _, err := gOut.ReadString('\n'); err != nil {
+			return fmt.Errorf("gemmi baseline: %w", err)
+		}
+		gemmiOK = true
+	}
 	old := runtime.GOMAXPROCS(*procs)
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
-	var goTimes []float64
+	var goWall, goCPU []float64
+	var allocs, allocBytes uint64
 	for t := 0; t < *trials; t++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		start := time.Now()
+		runtime.ReadMemStats(&ms0)
+		w, c := time.Now(), cpuSeconds()
 		for _, b := range files {
 			_, _ = mmcif.Read(b)
 		}
-		goTimes = append(goTimes, time.Since(start).Seconds())
+		goWall = append(goWall, time.Since(w).Seconds())
+		goCPU = append(goCPU, cpuSeconds()-c)
+		runtime.ReadMemStats(&ms1)
+		allocs += ms1.Mallocs - ms0.Mallocs
+		allocBytes += ms1.TotalAlloc - ms0.TotalAlloc
+		if gemmiOK {
+			fmt.Fprintln(gIn, "T")
+			line, err := gOut.ReadString('\n')
+			if err != nil {
+				return fmt.Errorf("gemmi baseline: %w", err)
+			}
+			var gw, gc float64
+			if _, err := fmt.Sscan(line, &gw, &gc); err != nil {
+				return fmt.Errorf("gemmi baseline: bad line %q", line)
+			}
+			gWall, gCPU = append(gWall, gw), append(gCPU, gc)
+		}
 	}
-	runtime.ReadMemStats(&ms1)
 	runtime.GOMAXPROCS(old)
 	n := float64(*trials)
-	allocsPerMB := float64(ms1.Mallocs-ms0.Mallocs) / n / mb
-	bytesPerMB := float64(ms1.TotalAlloc-ms0.TotalAlloc) / n / mb
-	goMin, goMed := parseMinOf(goTimes), parseMedian(goTimes)
-	fmt.Printf("foldcorpus mmcif.Read: min %.3fs (%.0f MB/s)  median %.3fs (%.0f MB/s)  [%d files failed to read]\n", goMin, mb/goMin, goMed, mb/goMed, failed)
+	allocsPerMB := float64(allocs) / n / mb
+	bytesPerMB := float64(allocBytes) / n / mb
+	report := func(name string, wall, cpu []float64) {
+		fmt.Printf("%-26s wall min %.3fs (%4.0f MB/s) median %.3fs (%4.0f MB/s) | cpu min %.3fs (%4.0f MB/s) median %.3fs (%4.0f MB/s)\n", name,
+			parseMinOf(wall), mb/parseMinOf(wall), parseMedian(wall), mb/parseMedian(wall),
+			parseMinOf(cpu), mb/parseMinOf(cpu), parseMedian(cpu), mb/parseMedian(cpu))
+	}
+	report("foldcorpus mmcif.Read:", goWall, goCPU)
+	if failed > 0 {
+		fmt.Printf("  (%d files failed to read)\n", failed)
+	}
 	fmt.Printf("  memory: %.0f allocations/MB, %.2f MB allocated per MB read; peak RSS %.1f MiB = %.1f MiB process baseline (this binary links every foldcorpus command) + %.1f MiB files held in memory + %.1f MiB for parsing\n",
 		allocsPerMB, bytesPerMB/1e6, float64(maxRSSKB())/1024, float64(rssStart)/1024, float64(rssFiles-rssStart)/1024, float64(maxRSSKB()-rssFiles)/1024)
-
 	debug.FreeOSMemory()
-
-	// gemmi side by side, same files, same run.
-	if out, err := exec.CommandContext(ctx, *python, "-c", "import gemmi").CombinedOutput(); err != nil {
-		fmt.Printf("gemmi baseline: skipped (%s lacks gemmi: %s); install with: apt-get install python3-gemmi\n", *python, strings.TrimSpace(string(out)))
-	} else {
-		cmd := exec.CommandContext(ctx, *python, "-c", gemmiBench, fmt.Sprint(*trials))
-		cmd.Stdin = strings.NewReader(strings.Join(paths, "\n") + "\n")
-		cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
-		out, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("gemmi baseline: %w", err)
-		}
+	if gemmiOK {
+		fmt.Fprintln(gIn, "Q")
+		line, err := gOut.ReadString('\n')
 		var g gemmiResult
-		if err := json.Unmarshal(out, &g); err != nil || len(g.Trials) == 0 {
-			return fmt.Errorf("gemmi baseline: bad output %q: %v", out, err)
+		if err != nil || json.Unmarshal([]byte(line), &g) != nil {
+			return fmt.Errorf("gemmi baseline: bad final line %q: %v", line, err)
 		}
-		gMin, gMed := parseMinOf(g.Trials), parseMedian(g.Trials)
-		fmt.Printf("gemmi %s read_structure: min %.3fs (%.0f MB/s)  median %.3fs (%.0f MB/s)  peak RSS %.1f MiB\n", g.Version, gMin, mb/gMin, gMed, mb/gMed, float64(g.MaxRSSKB)/1024)
-		fmt.Printf("ratio foldcorpus/gemmi: %.2fx (min vs min)  %.2fx (median vs median)\n", gMin/goMin, gMed/goMed)
+		gIn.Close()
+		_ = gemmi.Wait()
+		report(fmt.Sprintf("gemmi %s read_structure:", g.Version), gWall, gCPU)
+		fmt.Printf("  peak RSS %.1f MiB (python + gemmi, one file at a time)\n", float64(g.MaxRSSKB)/1024)
+		fmt.Printf("ratio foldcorpus/gemmi (MB/s): wall %.2fx min, %.2fx median | cpu %.2fx min, %.2fx median (trials interleaved)\n",
+			parseMinOf(gWall)/parseMinOf(goWall), parseMedian(gWall)/parseMedian(goWall),
+			parseMinOf(gCPU)/parseMinOf(goCPU), parseMedian(gCPU)/parseMedian(goCPU))
 	}
 
 	// Contacts cost per residue on the largest chains.
