@@ -64,8 +64,9 @@ func histPlot(title, x string, h Histogram) *plot.Plot {
 	return p
 }
 
-// perShardPlot draws one value per shard index as bars.
-func perShardPlot(title, y string, index []int, v []float64, fill color.Color) *plot.Plot {
+// perShardPlot draws one value per shard index as bars over every shard of
+// the run, so failed and missing shards show as gaps.
+func perShardPlot(title, y string, index []int, v []float64, total int, fill color.Color) *plot.Plot {
 	p := newPlot(title, "shard", y)
 	bins := make([]plotter.HistogramBin, len(v))
 	for i := range v {
@@ -79,6 +80,8 @@ func perShardPlot(title, y string, index []int, v []float64, fill color.Color) *
 	}
 	p.Add(hp)
 	p.Y.Min = 0
+	p.X.Min = 0
+	p.X.Max = max(p.X.Max, float64(total))
 	return p
 }
 

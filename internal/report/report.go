@@ -236,13 +236,13 @@ func (r *Report) draw(files []*shardFile, opts Options) error {
 	}
 	plots := []plotSpec{
 		{"documents_per_shard.png", "Documents per shard", func() ([]byte, error) {
-			return renderPNG(perShardPlot("Documents per shard", "documents", idx, docs, barFill))
+			return renderPNG(perShardPlot("Documents per shard", "documents", idx, docs, s.ShardsTotal, barFill))
 		}},
 	}
 	if s.ShardWallClock != nil {
 		si, w := wallClocks(opts.Shards)
 		plots = append(plots, plotSpec{"shard_wall_clock.png", "Shard wall-clock", func() ([]byte, error) {
-			return renderPNG(perShardPlot("Shard wall-clock", "seconds", si, w, barFill2))
+			return renderPNG(perShardPlot("Shard wall-clock", "seconds", si, w, s.ShardsTotal, barFill2))
 		}})
 	}
 	if s.SeqLen != nil {
