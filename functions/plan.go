@@ -98,12 +98,17 @@ func (s *Server) Planner(ctx context.Context, e event.Event) error {
 	spec.RunID = runID
 	spec.Output = s.OutputFolder(obj.Name, int64(obj.Generation))
 	start := s.deps.Now()
-	res, err := planner.Plan(ctx, planner.Deps{Store: s.deps.Store, Ledger: s.deps.Ledger, Publisher: s.deps.Publisher}, spec)
+	deps := planner.Deps{Store: s.deps.Store, Ledger: s.deps.Ledger, Publisher: s.deps.Publisher}
+	res, err := planner.Prepare(ctx, deps, spec)
 	if err != nil {
 		return s.planFailed(ctx, log, err)
 	}
+	prepared := s.deps.Now()
+	if err := planner.Publish(ctx, deps, res); err != nil {
+		return s.planFailed(ctx, log, err)
+	}
 	log.InfoContext(ctx, "run planned", "shards", res.Run.Shards, "published", len(res.Published), "output", spec.Output,
-		"format", res.Run.Format, "elapsed_ms", s.deps.Now().Sub(start).Milliseconds())
+		"format", res.Run.Format, "prepare_ms", prepared.Sub(start).Milliseconds(), "publish_ms", s.deps.Now().Sub(prepared).Milliseconds())
 	return nil
 }
 

@@ -4,7 +4,9 @@
 // "run" and "shard" (decimal index), which duplicate the body for filters,
 // dead-letter handling and logs.
 //
-// Publishing is batched (up to 100 messages or 5 ms per request) and flow
+// Publishing is batched (up to 100 messages or 1 ms per request; Publish
+// waits for its message, so a longer delay would only add latency to callers
+// that publish one at a time; PublishAll fills batches) and flow
 // controlled (at most 1,000 messages or 64 MiB outstanding; Publish blocks
 // beyond that instead of buffering without bound).
 package pubsubq
@@ -39,7 +41,7 @@ const MaxMessageBytes = 256 << 10
 // DefaultSettings returns the batching and flow-control settings New uses.
 func DefaultSettings() pubsub.PublishSettings {
 	return pubsub.PublishSettings{
-		DelayThreshold: 5 * time.Millisecond,
+		DelayThreshold: time.Millisecond,
 		CountThreshold: 100,
 		ByteThreshold:  1e6,
 		Timeout:        60 * time.Second,
