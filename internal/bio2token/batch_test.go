@@ -18,7 +18,7 @@ func TestLadder(t *testing.T) {
 			t.Errorf("BucketFor(%d) = %d, want %d", tc.n, got, tc.want)
 		}
 	}
-	for _, tc := range []struct{ bucket, want int }{{256, 32}, {4096, 32}, {8192, 16}, {16384, 8}, {32768, 4}, {262144, 1}} {
+	for _, tc := range []struct{ bucket, want int }{{256, 32}, {1024, 32}, {1280, 25}, {2048, 16}, {4096, 8}, {8192, 4}, {16384, 2}, {32768, 1}, {262144, 1}} {
 		if got := BatchSize(tc.bucket); got != tc.want {
 			t.Errorf("BatchSize(%d) = %d, want %d", tc.bucket, got, tc.want)
 		}
@@ -55,7 +55,7 @@ func TestPlanBatches(t *testing.T) {
 	for _, n := range atoms {
 		want += float64(n)
 	}
-	want /= float64(2*32*256 + 32*512 + 8*16384)
+	want /= float64(2*32*256 + 32*512 + 2*16384)
 	if got := PaddingEfficiency(batches, atoms); got != want {
 		t.Errorf("PaddingEfficiency = %v, want %v", got, want)
 	}
@@ -85,5 +85,32 @@ func TestEncodeAllEqualsSingles(t *testing.T) {
 		if !reflect.DeepEqual(got[i], want) {
 			t.Errorf("input %d (%d atoms): batched codes differ from single", i, in.NumAtoms())
 		}
+	}
+}
+
+func TestCost(t *testing.T) {
+	e, err := NewEncoder(testBackend(t), testWeights(t, smallConfig, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := e.Cost(Shape{1, 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := e.Cost(Shape{2, 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c3, err := e.Cost(Shape{1, 128})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Twice the rows: same graph, about twice the traffic; twice the
+	// length: one more scan step per block and direction.
+	if c1.Nodes != c2.Nodes || c2.Bytes < 19*c1.Bytes/10 || c3.Nodes <= c1.Nodes || c3.Bytes <= 2*c1.Bytes {
+		t.Errorf("costs %+v %+v %+v", c1, c2, c3)
+	}
+	if e.Compiles() != 0 {
+		t.Errorf("Cost compiled %d programs", e.Compiles())
 	}
 }
