@@ -162,6 +162,18 @@ func checkSummary(t *testing.T, dir string, shards []ledger.Shard, contextLength
 		checkDist(t, h.name, h.d.Dist, rowDist(t, r, fmt.Sprintf("v%d", i)))
 		checkHist(t, h.name, h.d.Histogram, r, fmt.Sprintf("h%d", i))
 	}
+	// Sequence tokens: between the two markers, by list positions in DuckDB.
+	comp := duckcheck.Query(t, fmt.Sprintf(`SELECT sum(list_position(tk, '<begin_statements>') - list_position(tk, '<begin_sequence>') - 1)::DOUBLE seq,
+		sum(len(tk))::DOUBLE alltok FROM (SELECT string_split(document, ' ') tk FROM %s)`, pq))[0]
+	tc := s.Statements.TokenComposition
+	var sumTC int64
+	for _, n := range tc {
+		sumTC += n
+	}
+	if float64(tc["sequence"]) != num(t, comp, "seq") || float64(sumTC) != num(t, comp, "alltok") ||
+		tc["think"] != s.Statements.Totals["think_tokens"] || tc["distance_statements"] != 6*s.Statements.Totals["distance_statements"] || tc["other"] < 0 {
+		t.Errorf("summary statements.token_composition = %v, DuckDB counts %v sequence tokens of %v", tc, comp["seq"], comp["alltok"])
+	}
 	mm := duckcheck.Query(t, fmt.Sprintf("SELECT count_if(num_tokens <> %s)::DOUBLE n FROM %s", tokens, pq))[0]
 	if float64(s.Statements.NumTokensMismatch) != num(t, mm, "n") {
 		t.Errorf("summary statements.num_tokens_mismatch = %d, DuckDB %v", s.Statements.NumTokensMismatch, mm["n"])

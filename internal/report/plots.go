@@ -104,8 +104,8 @@ func boxPlot(title, y string, names []string, series [][]float64) (*plot.Plot, e
 }
 
 // hbarPlot draws labelled horizontal bars (the accounting).
-func hbarPlot(title string, labels []string, v []float64) (*plot.Plot, error) {
-	p := newPlot(title, "rows", "")
+func hbarPlot(title, x string, labels []string, v []float64) (*plot.Plot, error) {
+	p := newPlot(title, x, "")
 	b, err := plotter.NewBarChart(plotter.Values(v), vg.Points(14))
 	if err != nil {
 		return nil, err

@@ -55,6 +55,8 @@ type shardFile struct {
 	PLDDT        []float64
 	Tokens       []float64
 	Stmts        [nStmt][]float64 // per document, only when documents were read
+	// Composition is {sequence tokens, all tokens} of the documents read.
+	Composition [2]int64
 	// TokenMismatch counts documents whose num_tokens column differs from
 	// the tokens counted in the document.
 	TokenMismatch int64
@@ -199,7 +201,9 @@ func (sf *shardFile) addTable(tbl arrow.Table) error {
 	}
 	base := len(sf.Tokens) - len(docs) // this row group's num_tokens values
 	for i, d := range docs {
-		n, c := countTokens(d)
+		n, seq, c := countTokens(d)
+		sf.Composition[0] += int64(seq)
+		sf.Composition[1] += int64(n)
 		if !hasTokens {
 			sf.Tokens = append(sf.Tokens, float64(n))
 		} else if sf.Tokens[base+i] != float64(n) {
@@ -212,12 +216,14 @@ func (sf *shardFile) addTable(tbl arrow.Table) error {
 	return nil
 }
 
-// countTokens splits a document on single spaces and counts its tokens and
-// the statement-class tokens of contacts-and-distances-v2.
-func countTokens(doc string) (n int, c [nStmt]int) {
+// countTokens splits a document on single spaces and counts its tokens, the
+// sequence tokens (between <begin_sequence> and <begin_statements>) and the
+// statement-class tokens of contacts-and-distances-v2.
+func countTokens(doc string) (n, seq int, c [nStmt]int) {
 	if doc == "" {
-		return 0, c
+		return 0, 0, c
 	}
+	inSeq := false
 	for len(doc) > 0 {
 		i := strings.IndexByte(doc, ' ')
 		tok := doc
@@ -227,6 +233,17 @@ func countTokens(doc string) (n int, c [nStmt]int) {
 			doc = ""
 		}
 		n++
+		if inSeq {
+			if tok != "<begin_statements>" {
+				seq++
+				continue
+			}
+			inSeq = false
+		}
+		if tok == "<begin_sequence>" {
+			inSeq = true
+			continue
+		}
 		if len(tok) < 7 || tok[1] == 'p' || tok[1] == 'd' && tok[2] != 'i' {
 			continue // fast path: <p12>, <d3.5>, <ALA>
 		}
@@ -237,7 +254,7 @@ func countTokens(doc string) (n int, c [nStmt]int) {
 			}
 		}
 	}
-	return n, c
+	return n, seq, c
 }
 
 // floats converts a numeric column to float64, nulls as NaN.

@@ -185,9 +185,17 @@ func summarize(dir, format string, files []*shardFile, opts Options) Summary {
 			st.PerDocument[name] = d
 			st.Totals[name] = int64(d.Sum)
 		}
+		var seq, all int64
 		for _, f := range files {
 			st.NumTokensMismatch += f.TokenMismatch
+			seq += f.Composition[0]
+			all += f.Composition[1]
 		}
+		contacts := 3 * (st.Totals[stmtNames[0]] + st.Totals[stmtNames[1]] + st.Totals[stmtNames[2]])
+		distances := 6 * st.Totals[stmtNames[3]]
+		think := st.Totals[stmtNames[4]]
+		st.TokenComposition = map[string]int64{"sequence": seq, "contact_statements": contacts,
+			"distance_statements": distances, "think": think, "other": all - seq - contacts - distances - think}
 		s.Statements = st
 	}
 	s.Accounting = accounting(files, opts.Shards, total)
@@ -270,6 +278,22 @@ func (r *Report) draw(files []*shardFile, opts Options) error {
 				return nil, err
 			}
 			return renderPNG(p)
+		}}, plotSpec{"token_composition.png", "Token composition", func() ([]byte, error) {
+			tc := s.Statements.TokenComposition
+			var all int64
+			for _, n := range tc {
+				all += n
+			}
+			labels := []string{"other", "think", "distance statements", "contact statements", "sequence"}
+			var pct []float64
+			for _, k := range []string{"other", "think", "distance_statements", "contact_statements", "sequence"} {
+				pct = append(pct, 100*float64(tc[k])/float64(max(all, 1)))
+			}
+			p, err := hbarPlot("Token composition (% of all tokens)", "% of tokens", labels, pct)
+			if err != nil {
+				return nil, err
+			}
+			return renderPNG(p)
 		}}, plotSpec{"think_tokens.png", "Think tokens per document", func() ([]byte, error) {
 			d := s.Statements.PerDocument[stmtNames[4]]
 			return renderPNG(histPlot("Think tokens per document", "<think> tokens", newHistogram(series[4], integerEdges(d.Max, 30))))
@@ -282,7 +306,7 @@ func (r *Report) draw(files []*shardFile, opts Options) error {
 	}
 	plots = append(plots, plotSpec{"accounting.png", "Rows in vs documents out", func() ([]byte, error) {
 		labels, v := accountingBars(s.Accounting)
-		p, err := hbarPlot("Rows in vs documents out", labels, v)
+		p, err := hbarPlot("Rows in vs documents out", "rows", labels, v)
 		if err != nil {
 			return nil, err
 		}

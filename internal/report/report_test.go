@@ -9,7 +9,7 @@ import (
 
 // allPlots are the plots of a contacts-and-distances-v2 run with a ledger.
 var allPlots = []string{"documents_per_shard.png", "shard_wall_clock.png", "seq_len.png", "num_tokens.png",
-	"context_fill.png", "statements.png", "think_tokens.png", "global_plddt.png", "accounting.png", "throughput.png"}
+	"context_fill.png", "statements.png", "token_composition.png", "think_tokens.png", "global_plddt.png", "accounting.png", "throughput.png"}
 
 func TestSyntheticReport(t *testing.T) {
 	ctx := context.Background()

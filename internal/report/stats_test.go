@@ -77,18 +77,19 @@ func TestHistogram(t *testing.T) {
 
 func TestCountTokens(t *testing.T) {
 	for _, c := range []struct {
-		doc  string
-		n    int
-		want [nStmt]int
+		doc    string
+		n, seq int
+		want   [nStmt]int
 	}{
-		{"<contacts-and-distances-v2> <begin_sequence> <ALA> <begin_statements> <think> <long-range-contact> <p1> <p30> <distance> <p1> <p3> <CA> <CB> <d3.5> <plddt_lt70> <end>", 16, [nStmt]int{1, 0, 0, 1, 1}},
-		{"<think> <think> <medium-range-contact> <p1> <p13> <short-range-contact> <p2> <p9> <end>", 9, [nStmt]int{0, 1, 1, 0, 2}},
-		{"", 0, [nStmt]int{}},
-		{"<d> <distancex> <think>x", 3, [nStmt]int{}},
+		{"<contacts-and-distances-v2> <begin_sequence> <ALA> <UNK> <begin_statements> <think> <long-range-contact> <p1> <p30> <distance> <p1> <p3> <CA> <CB> <d3.5> <plddt_lt70> <end>", 17, 2, [nStmt]int{1, 0, 0, 1, 1}},
+		{"<think> <think> <medium-range-contact> <p1> <p13> <short-range-contact> <p2> <p9> <end>", 9, 0, [nStmt]int{0, 1, 1, 0, 2}},
+		{"", 0, 0, [nStmt]int{}},
+		{"<d> <distancex> <think>x", 3, 0, [nStmt]int{}},
+		{"<begin_sequence> <think> <distance>", 3, 2, [nStmt]int{}}, // never closed: all sequence
 	} {
-		n, got := countTokens(c.doc)
-		if n != c.n || got != c.want {
-			t.Errorf("countTokens(%q) = %d, %v, want %d, %v", c.doc, n, got, c.n, c.want)
+		n, seq, got := countTokens(c.doc)
+		if n != c.n || seq != c.seq || got != c.want {
+			t.Errorf("countTokens(%q) = %d, %d, %v, want %d, %d, %v", c.doc, n, seq, got, c.n, c.seq, c.want)
 		}
 	}
 }

@@ -44,6 +44,10 @@ type DistHist struct {
 type Statements struct {
 	PerDocument map[string]Dist  `json:"per_document"`
 	Totals      map[string]int64 `json:"totals"`
+	// TokenComposition is every token of the documents by kind: sequence,
+	// contact_statements (3 tokens each), distance_statements (6 each),
+	// think, other (header, markers, pLDDT, end); they add up to all tokens.
+	TokenComposition map[string]int64 `json:"token_composition"`
 	// NumTokensMismatch counts documents whose num_tokens column is not
 	// the number of tokens in the document (0 for a sound corpus).
 	NumTokensMismatch int64 `json:"num_tokens_mismatch"`
