@@ -15,48 +15,34 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // standard uncertainty "(n)" is ignored, as gemmi does. Non-numbers ('?',
 // '.', text) give NaN.
 func parseFloat(s []byte) float64 {
-	i := 0
 	n := len(s)
+	i := 0
 	neg := false
-	if i < n && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
+	if n > 0 && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		i = 1
 	}
 	var mant uint64
-	digits, frac := 0, 0
-	seenDot := false
-	for ; i < n; i++ {
-		c := s[i]
-		if c >= '0' && c <= '9' {
-			if digits < 19 {
-				mant = mant*10 + uint64(c-'0')
-				if mant != 0 {
-					digits++
-				}
-				if seenDot {
-					frac++
-				}
-				continue
-			}
-			return slowFloat(s)
-		}
-		if c == '.' && !seenDot {
-			seenDot = true
-			continue
-		}
-		break
+	start := i
+	for i < n && s[i]-'0' < 10 {
+		mant = mant*10 + uint64(s[i]-'0')
+		i++
 	}
-	if i < n {
-		if s[i] == '(' {
-			// esd suffix: "1.23(4)"
-			return slowFloat(s)
+	digits := i - start
+	frac := 0
+	if i < n && s[i] == '.' {
+		i++
+		fs := i
+		for i < n && s[i]-'0' < 10 {
+			mant = mant*10 + uint64(s[i]-'0')
+			i++
 		}
-		return slowFloat(s)
+		frac = i - fs
+		digits += frac
 	}
-	if i == 0 || (i == 1 && (neg || s[0] == '+' || s[0] == '.')) || (i == 2 && seenDot && (s[0] == '-' || s[0] == '+')) {
-		return slowFloat(s)
-	}
-	if mant > 1<<53 || frac > 22 {
+	// anything else (exponent, esd, junk, too many digits) takes the
+	// general path; 19 digits cannot overflow uint64
+	if i != n || digits == 0 || digits > 19 || mant > 1<<53 || frac > 22 {
 		return slowFloat(s)
 	}
 	f := float64(mant)

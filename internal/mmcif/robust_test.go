@@ -5,8 +5,10 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -136,6 +138,24 @@ func TestParseFloat(t *testing.T) {
 	for _, tc := range tests {
 		if got := parseFloat([]byte(tc.in)); got != tc.want {
 			t.Errorf("parseFloat(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	// property: the fast path rounds exactly like strconv.ParseFloat
+	r := rand.New(rand.NewPCG(7, 7))
+	for k := 0; k < 200000; k++ {
+		txt := strconv.FormatUint(r.Uint64N(1<<uint(r.IntN(60)+1)), 10)
+		if p := r.IntN(len(txt) + 1); p < len(txt) {
+			txt = txt[:p] + "." + txt[p:]
+		}
+		if r.IntN(2) == 0 {
+			txt = "-" + txt
+		}
+		want, err := strconv.ParseFloat(txt, 64)
+		if err != nil {
+			continue
+		}
+		if got := parseFloat([]byte(txt)); got != want {
+			t.Fatalf("parseFloat(%q) = %v, want %v", txt, got, want)
 		}
 	}
 	for _, bad := range []string{"", "?", ".", "-", "abc", "1.2.3"} {
