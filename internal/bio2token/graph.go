@@ -86,11 +86,11 @@ func block(cfg Config, w blockWeights, h, res *Node, mask *Node) (*Node, *Node) 
 	dt := softplus(Add(dtl, bc(w.dtB, dtl))) // [B,L,DI]
 	a := Neg(Exp(w.aLog))                    // [DI,N]
 
-	full := append(append([]int(nil), xc.Shape().Dimensions...), n) // [B,L,DI,N]
-	dA := Exp(Mul(BroadcastToDims(ExpandAxes(dt, -1), full...), bcDims(a, full)))
-	dBx := Mul(BroadcastToDims(ExpandAxes(Mul(dt, xc), -1), full...), BroadcastToDims(ExpandAxes(bm, 2), full...))
+	// [B,L,DI,N] products; size-1 axes broadcast inside the ops.
+	dA := Exp(Mul(ExpandAxes(dt, -1), Reshape(a, 1, 1, di, n)))
+	dBx := Mul(ExpandAxes(Mul(dt, xc), -1), ExpandAxes(bm, 2))
 	hs := Scan(dA, dBx)
-	y := ReduceSum(Mul(hs, BroadcastToDims(ExpandAxes(cm, 2), full...)), -1) // [B,L,DI]
+	y := ReduceSum(Mul(hs, ExpandAxes(cm, 2)), -1) // [B,L,DI]
 	y = Add(y, Mul(xc, bc(w.d, xc)))
 	y = Mul(y, silu(z))
 	return linear(y, w.outProj), res
