@@ -98,7 +98,7 @@ func postCloudEvent(t *testing.T, url, typ, id string, data any) {
 	req.Header.Set("ce-source", "//storage.googleapis.com/projects/_/buckets/"+manifestBucket)
 	req.Header.Set("ce-id", id)
 	req.Header.Set("ce-time", time.Now().UTC().Format(time.RFC3339))
-	req.Header.Set("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	req.Header.Set("ce-traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01") // the distributed-tracing extension
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -156,6 +156,8 @@ type stackOpts struct {
 	fetchConcurrency  int
 	maxAttempts       int32
 	rowGroupsPerShard int
+	// noFunctions: start no function processes and no push subscriptions.
+	noFunctions bool
 }
 
 func newStack(t *testing.T, o stackOpts) *stack {
@@ -219,6 +221,9 @@ func newStack(t *testing.T, o stackOpts) *stack {
 		"STORAGE_EMULATOR_HOST="+strings.TrimPrefix(s.proxy.srv.URL, "http://"),
 		"GOOGLE_CLOUD_PROJECT="+s.project,
 	)
+	if o.noFunctions {
+		return s
+	}
 	for _, target := range []string{"Planner", "ShardFn", "DeadLetter"} {
 		s.fns[target] = startFn(t, fnBin, s.env, target, 0)
 	}
