@@ -3,7 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -60,20 +60,39 @@ func (r *Report) WriteDir(ctx context.Context, dir string) (index string, err er
 }
 
 // WriteStore writes the report's files under dir/report/ with create-only
-// writes. A rerun finds them there and fails with derrors.ErrExists unless
-// the bytes are identical (then it is a no-op for that file).
+// writes (object stores here have no overwrite). It first looks for an
+// earlier report: when one is there with other bytes it writes nothing and
+// returns an error wrapping derrors.ErrExists (remove dir/report/ to
+// replace it), so a page never mixes two reports. Rerunning it for the same
+// output is a no-op; a rerun after an interrupted write completes it.
 func (r *Report) WriteStore(ctx context.Context, store blob.Store, dir string) (err error) {
 	defer derrors.Wrap(&err, "report.WriteStore(%s)", dir)
-	for _, n := range r.names() {
-		uri := strings.TrimSuffix(dir, "/") + "/report/" + n
-		err := store.Create(ctx, uri, r.Files[n])
-		if errors.Is(err, derrors.ErrExists) {
-			old, rerr := store.ReadAll(ctx, uri)
-			if rerr == nil && bytes.Equal(old, r.Files[n]) {
-				continue
-			}
+	prefix := strings.TrimSuffix(dir, "/") + "/report/"
+	existing, err := store.List(ctx, prefix+"*")
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, uri := range existing {
+		n := strings.TrimPrefix(uri, prefix)
+		data, ok := r.Files[n]
+		if !ok {
+			continue
 		}
+		old, err := store.ReadAll(ctx, uri)
 		if err != nil {
+			return err
+		}
+		if !bytes.Equal(old, data) {
+			return fmt.Errorf("%w: %s holds an earlier report (%s differs); remove %s to replace it", derrors.ErrExists, prefix, n, prefix)
+		}
+		have[n] = true
+	}
+	for _, n := range r.names() {
+		if have[n] {
+			continue
+		}
+		if err := store.Create(ctx, prefix+n, r.Files[n]); err != nil {
 			return err
 		}
 	}
