@@ -3,7 +3,6 @@ package contactsv1
 import (
 	"crypto/sha1"
 	"encoding/hex"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -163,18 +162,8 @@ func generate(a *Analysis, cfg Config) (*Document, string) {
 			passing = append(passing, c)
 		}
 	}
-	// Strongest first, record order among equal degrees: a stable sort by
-	// degree, done as an unstable sort on (degree desc, record index asc).
-	slices.SortFunc(passing, func(x, y int32) int {
-		dx, dy := a.Degree[x], a.Degree[y]
-		switch {
-		case dx > dy:
-			return -1
-		case dx < dy:
-			return 1
-		}
-		return int(x - y)
-	})
+	// Strongest first; record order among equal degrees.
+	passing, _ = rankByDegree(passing, a.Degree, nil)
 	budget := max(0, (cfg.ContextLength-fixed-think.total())/tokensPerContact)
 	selected := passing[:min(len(passing), budget)]
 	var lowestIncluded *float64
