@@ -194,44 +194,9 @@ func parse(data []byte, b *builder) (*document, error) {
 				rowbuf = rowbuf[:len(names)]
 			}
 			ncol := len(loopTags)
-			col, count := 0, 0
-			for k == tValue || k == tQuoted || k == tText {
-				v := val{sp.s, sp.e, k != tValue}
-				switch {
-				case atoms:
-					rowbuf[col] = v
-					col++
-					if col == ncol {
-						col = 0
-						b.atomRow(rowbuf)
-					}
-				case t != nil:
-					t.vals = append(t.vals, v)
-				}
-				count++
-				// Fast path for the common unquoted value: skip blanks, then
-				// scan printable ASCII up to whitespace. Anything unusual
-				// (quote, comment, text field, tag, keyword, odd byte) goes
-				// through the full lexer.
-				p := l.pos
-				for p < len(data) && wsTab[data[p]] {
-					p++
-				}
-				if p < len(data) && plain[data[p]] && !(data[p] == ';' && (data[p-1] == '\n' || data[p-1] == '\r')) {
-					q := p + 1
-					for q < len(data) && printTab[data[q]] {
-						q++
-					}
-					if (q == len(data) || wsTab[data[q]]) && (q-p < 5 || !maybeKeyword(data[p:q])) {
-						l.pos = q
-						k, sp = tValue, span{int32(p), int32(q)}
-						continue
-					}
-				}
-				l.pos = p
-				if k, sp, err = l.next(); err != nil {
-					return nil, err
-				}
+			count := 0
+			if k, sp, count, err = scanLoopValues(&l, k, sp, ncol, atoms, t, b, rowbuf); err != nil {
+				return nil, err
 			}
 			if count%ncol != 0 {
 				return nil, &syntaxError{loopStart, fmt.Sprintf("wrong number of values in the loop %s...: %d values for %d tags", first, count, ncol)}
@@ -246,12 +211,13 @@ func parse(data []byte, b *builder) (*document, error) {
 
 // plain marks bytes that may appear in an unquoted value and that cannot
 // start anything else: printable ASCII except the quote characters, '#'
-// and '_' (a tag). ';' is plain except at the start of a line.
+// '_' (a tag) and ';' (a text field at the start of a line; elsewhere the
+// full lexer handles it).
 var plain = func() (t [256]bool) {
 	for c := '!'; c <= '~'; c++ {
 		t[c] = true
 	}
-	t['\''], t['"'], t['#'], t['_'] = false, false, false, false
+	t['\''], t['"'], t['#'], t['_'], t[';'] = false, false, false, false, false
 	return t
 }()
 
@@ -279,3 +245,52 @@ var wsTab, printTab = func() (ws, pr [256]bool) {
 	}
 	return
 }()
+
+// scanLoopValues consumes the values of a loop starting with the current
+// token (k, sp), streaming _atom_site rows into b (atoms) or collecting
+// them into t, or only counting them. It returns the first token after the
+// values and the value count.
+func scanLoopValues(l *lexer, k tokKind, sp span, ncol int, atoms bool, t *table, b *builder, rowbuf []val) (tokKind, span, int, error) {
+	data := l.data
+	n := len(data)
+	col, count := 0, 0
+	for k == tValue || k == tQuoted || k == tText {
+		v := val{sp.s, sp.e, k != tValue}
+		if atoms {
+			rowbuf[col] = v
+			col++
+			if col == ncol {
+				col = 0
+				b.atomRow(rowbuf)
+			}
+		} else if t != nil {
+			t.vals = append(t.vals, v)
+		}
+		count++
+		// Fast path for the common unquoted value: skip blanks, then scan
+		// printable ASCII up to whitespace. Anything unusual (quote,
+		// comment, text field, tag, keyword, odd byte) goes through the
+		// full lexer.
+		p := l.pos
+		for p < n && wsTab[data[p]] {
+			p++
+		}
+		if p < n && plain[data[p]] {
+			q := p + 1
+			for q < n && printTab[data[q]] {
+				q++
+			}
+			if (q == n || wsTab[data[q]]) && (q-p < 5 || !maybeKeyword(data[p:q])) {
+				l.pos = q
+				k, sp = tValue, span{int32(p), int32(q)}
+				continue
+			}
+		}
+		l.pos = p
+		var err error
+		if k, sp, err = l.next(); err != nil {
+			return 0, span{}, 0, err
+		}
+	}
+	return k, sp, count, nil
+}
