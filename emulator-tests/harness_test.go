@@ -271,37 +271,23 @@ func (s *stack) put(bucket, name string, data []byte, contentEncoding string) in
 	return w.Attrs().Generation
 }
 
-// waitSettled waits until the run exists and none of its shards is pending
-// or running, and returns the shards.
+// waitSettled waits until every shard record of the run is written (the
+// run document comes first) and none is pending or running, and returns the
+// shards.
 func (s *stack) waitSettled(runID string, timeout time.Duration) []ledger.Shard {
 	s.t.Helper()
-	deadline := time.Now().Add(timeout)
-	var last map[ledger.Status]int64
-	for time.Now().Before(deadline) {
-		if run, err := s.ledger.GetRun(s.ctx, runID); err == nil {
-			p, err := s.ledger.Progress(s.ctx, runID)
-			if err != nil {
-				s.t.Fatal(err)
-			}
-			last = p
-			var n int64
-			for _, c := range p {
-				n += c
-			}
-			// All shard records written (CreateRun writes the run first),
-			// none pending or running.
-			if n == int64(run.Shards) && p[ledger.Pending] == 0 && p[ledger.Running] == 0 {
-				shards, err := s.ledger.Shards(s.ctx, runID)
-				if err != nil {
-					s.t.Fatal(err)
-				}
-				return shards
-			}
+	s.waitFor(runID, timeout, "settled", func(p map[ledger.Status]int64, n int) bool {
+		var total int64
+		for _, c := range p {
+			total += c
 		}
-		time.Sleep(200 * time.Millisecond)
+		return total == int64(n) && p[ledger.Pending] == 0 && p[ledger.Running] == 0
+	})
+	shards, err := s.ledger.Shards(s.ctx, runID)
+	if err != nil {
+		s.t.Fatal(err)
 	}
-	s.t.Fatalf("run %s not settled after %s (progress %v)", runID, timeout, last)
-	return nil
+	return shards
 }
 
 // cli runs the foldcorpus CLI against the stack's emulators and returns its

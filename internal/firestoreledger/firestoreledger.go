@@ -227,26 +227,9 @@ func getShard(tx *firestore.Transaction, ref *firestore.DocumentRef) (shardDoc, 
 // Idempotent: a shard already done keeps its first completion.
 func (l *Ledger) Complete(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "firestoreledger.Complete(%s, %d)", s.RunID, s.Index)
-	ref := l.shardRef(s.RunID, s.Index)
-	return translate(l.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		old, err := getShard(tx, ref)
-		if err != nil {
-			return err
-		}
-		if old.Status == string(ledger.Done) {
-			return nil
-		}
-		now := l.now().UTC()
-		s.Status = ledger.Done
-		s.Attempts = old.Attempts
-		s.Started = old.Started
-		s.Lease = time.Time{}
-		s.Error, s.EntryID = "", ""
-		if s.Finished.IsZero() {
-			s.Finished = now
-		}
-		return tx.Set(ref, fromShard(s, now))
-	}))
+	s.Status = ledger.Done
+	s.Error, s.EntryID = "", ""
+	return l.finish(ctx, s, nil)
 }
 
 // Fail records the shard as failed, or dead-lettered when s.Status says so,
@@ -254,6 +237,16 @@ func (l *Ledger) Complete(ctx context.Context, s ledger.Shard) (err error) {
 // error wrapping derrors.ErrAlreadyDone. Repeating Fail rewrites the cause.
 func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "firestoreledger.Fail(%s, %d)", s.RunID, s.Index)
+	if s.Status != ledger.DeadLettered {
+		s.Status = ledger.Failed
+	}
+	return l.finish(ctx, s, derrors.ErrAlreadyDone)
+}
+
+// finish writes s as the shard's final record in a transaction, keeping its
+// attempts and start time and clearing the lease. A shard already done is
+// left as it is and ifDone is returned.
+func (l *Ledger) finish(ctx context.Context, s ledger.Shard, ifDone error) error {
 	ref := l.shardRef(s.RunID, s.Index)
 	return translate(l.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 		old, err := getShard(tx, ref)
@@ -261,12 +254,9 @@ func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 			return err
 		}
 		if old.Status == string(ledger.Done) {
-			return derrors.ErrAlreadyDone
+			return ifDone
 		}
 		now := l.now().UTC()
-		if s.Status != ledger.DeadLettered {
-			s.Status = ledger.Failed
-		}
 		s.Attempts = old.Attempts
 		s.Started = old.Started
 		s.Lease = time.Time{}
