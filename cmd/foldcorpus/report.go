@@ -45,7 +45,7 @@ func runReport(ctx context.Context, args []string) error {
 	fl := flag.NewFlagSet("report", flag.ContinueOnError)
 	var cfg reportConfig
 	fl.StringVar(&cfg.format, "format", "", "format of the run (default: from the ledger or the files' metadata)")
-	fl.IntVar(&cfg.contextLength, "context-length", 8192, "context length for context fill (tokens / context length)")
+	fl.IntVar(&cfg.contextLength, "context-length", 0, "context length for context fill (tokens / context length; default: the run's context_length option, else 8192)")
 	fl.StringVar(&cfg.runID, "run", "", "run id in the ledger (default: the latest run of the output)")
 	fl.StringVar(&cfg.firestoreProject, "firestore-project", "", "gs:// output: read the ledger from Firestore in this project (default: the files' metadata only)")
 	fl.BoolVar(&cfg.noStatements, "no-statements", false, "skip the statement mix: leave the document column unread (tokens from num_tokens)")

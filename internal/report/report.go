@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -39,7 +40,8 @@ type Options struct {
 	// Format overrides the format of the run (else Run.Format, else the
 	// files' metadata).
 	Format string
-	// ContextLength is the denominator of context fill (default 8192).
+	// ContextLength is the denominator of context fill (default: the run's
+	// context_length option, else 8192).
 	ContextLength int
 	// Concurrency bounds the files read at once (default 16).
 	Concurrency int
@@ -66,6 +68,12 @@ type Report struct {
 // reported (with its failures) rather than refused.
 func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep *Report, err error) {
 	defer derrors.Wrap(&err, "report.Build(%s)", dir)
+	if opts.ContextLength <= 0 && opts.Run != nil {
+		// the run's own context_length option (contacts-and-distances-v2)
+		if n, err := strconv.Atoi(opts.Run.Options["context_length"]); err == nil && n > 0 {
+			opts.ContextLength = n
+		}
+	}
 	if opts.ContextLength <= 0 {
 		opts.ContextLength = 8192
 	}

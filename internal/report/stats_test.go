@@ -166,3 +166,31 @@ func TestBuildEdgeCases(t *testing.T) {
 		})
 	}
 }
+
+func TestContextLengthFromRun(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	shards, err := WriteSynthetic(ctx, localblob.Store{}, dir, SynthConfig{Shards: 2, RowsPerShard: 3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		run  *ledger.Run
+		opt  int
+		want int
+	}{
+		{nil, 0, 8192},
+		{&ledger.Run{Options: map[string]string{"context_length": "4096"}}, 0, 4096},
+		{&ledger.Run{Options: map[string]string{"context_length": "4096"}}, 2048, 2048},
+		{&ledger.Run{Options: map[string]string{"context_length": "x"}}, 0, 8192},
+	} {
+		rep, err := Build(ctx, localblob.Store{}, dir, Options{Run: c.run, Shards: shards, ContextLength: c.opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := rep.Summary
+		if s.ContextLength != c.want || !near(s.ContextFill.Max, s.NumTokens.Max/float64(c.want)) {
+			t.Errorf("run %+v, option %d: context length %d (fill max %v, tokens max %v), want %d", c.run, c.opt, s.ContextLength, s.ContextFill.Max, s.NumTokens.Max, c.want)
+		}
+	}
+}
