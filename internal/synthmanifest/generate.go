@@ -86,8 +86,10 @@ func clusterAssignment(rng *rand.Rand, n int) []int32 {
 	return cl
 }
 
-// clusterSize draws a cluster size: 45% singletons, 12% pairs, otherwise
-// 3 plus a Pareto(xm 9.5, alpha 1.5) tail capped at 5,000 (mean about 14).
+// clusterSize draws a cluster size: 45% singletons, 12% pairs, 13% of 3,
+// 9% of 4, otherwise 5 plus a Pareto(xm 18, alpha 1.5) tail capped at 5,000:
+// about 14 members per cluster on average, and (as in afdb-24M) rounds 3
+// and 4 smaller than rounds 0-2.
 func clusterSize(rng *rand.Rand) int {
 	u := rng.Float64()
 	switch {
@@ -95,9 +97,13 @@ func clusterSize(rng *rand.Rand) int {
 		return 1
 	case u < 0.57:
 		return 2
+	case u < 0.70:
+		return 3
+	case u < 0.79:
+		return 4
 	}
-	x := 9.5 / math.Pow(1-rng.Float64(), 1/1.5)
-	return 3 + int(math.Min(x, 5000))
+	x := 18 / math.Pow(1-rng.Float64(), 1/1.5)
+	return 5 + int(math.Min(x, 5000))
 }
 
 var organisms = []string{
