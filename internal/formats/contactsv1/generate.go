@@ -184,7 +184,8 @@ func generate(a *Analysis, cfg Config) (*Document, string) {
 
 	// Render.
 	var b strings.Builder
-	b.Grow(16 + 12*len(stmts) + 18*len(selected) + 8*think.total())
+	// Upper bound: " <p1999> <ALA>" is 14 bytes, " <contact> <p1999> <p1999>" 26.
+	b.Grow(48 + 14*len(stmts) + 26*len(selected) + 8*think.total())
 	b.WriteString("<contacts-v1> <begin_sequence>")
 	for _, s := range stmts {
 		b.WriteByte(' ')
