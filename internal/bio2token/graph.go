@@ -1,8 +1,10 @@
+//lint:file-ignore ST1001 the graph DSL (Add, Mul, Exp, ...) reads best unqualified, as in GoMLX examples
+
 package bio2token
 
 import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // the graph DSL reads best unqualified
+	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 

@@ -1,0 +1,47 @@
+package tpujob
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSettingsFromEnv(t *testing.T) {
+	base := map[string]string{"GOOGLE_CLOUD_PROJECT": "p", "TPUJOB_SUBSCRIPTION": "tok", "TPUJOB_WEIGHTS": "generated:1"}
+	for _, tc := range []struct {
+		name    string
+		extra   map[string]string
+		wantErr bool
+		check   func(Settings) bool
+	}{
+		{"defaults", nil, false, func(s Settings) bool {
+			return s.Backend == "go" && s.Rungs == 4 && s.MaxInFlight == 16 && s.FlushAfter == 500*time.Millisecond
+		}},
+		{"set", map[string]string{"TPUJOB_BACKEND": "xla:tpu", "TPUJOB_DEVICES": "4", "TPUJOB_FLUSH_AFTER": "2s"}, false, func(s Settings) bool {
+			return s.Backend == "xla:tpu" && s.Devices == 4 && s.FlushAfter == 2*time.Second
+		}},
+		{"no weights", map[string]string{"TPUJOB_WEIGHTS": ""}, true, nil},
+		{"bad devices", map[string]string{"TPUJOB_DEVICES": "four"}, true, nil},
+		{"bad rungs", map[string]string{"TPUJOB_RUNGS": "0"}, true, nil},
+	} {
+		env := map[string]string{}
+		for k, v := range base {
+			env[k] = v
+		}
+		for k, v := range tc.extra {
+			env[k] = v
+		}
+		s, err := SettingsFromEnv(func(k string) string { return env[k] })
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%s: err = %v, want error %v", tc.name, err, tc.wantErr)
+			continue
+		}
+		if err == nil && !tc.check(s) {
+			t.Errorf("%s: settings %+v", tc.name, s)
+		}
+	}
+	s, _ := SettingsFromEnv(func(k string) string { return base[k] })
+	s.Backend = "xla:tpu"
+	if _, err := s.NewEncoder(); err == nil {
+		t.Error("xla:tpu backend started in a binary without the xla backend")
+	}
+}
