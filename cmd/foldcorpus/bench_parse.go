@@ -27,8 +27,8 @@ func init() {
 }
 
 // gemmiBench serves timed passes of gemmi.read_structure over the files
-// named on its first stdin line (a JSON list): for each "T" line it reads
-// every file once and answers "wall cpu" in seconds; on "Q" it answers
+// named on its first stdin line (a JSON list): for each "T N" line it reads
+// every file N times and answers "wall cpu" in seconds; on "Q" it answers
 // {"maxrss_kb": VmHWM, "version": V} and exits. Go and gemmi trials are
 // interleaved so that both see the same machine load.
 const gemmiBench = `
@@ -36,10 +36,12 @@ import json, sys, time
 import gemmi
 paths = json.loads(sys.stdin.readline())
 for line in sys.stdin:
-    if line.strip() == "T":
+    if line.startswith("T"):
+        reps = int(line.split()[1])
         w, c = time.perf_counter(), time.process_time()
-        for p in paths:
-            gemmi.read_structure(p)
+        for _ in range(reps):
+            for p in paths:
+                gemmi.read_structure(p)
         print(time.perf_counter() - w, time.process_time() - c, flush=True)
     else:
         break
@@ -101,6 +103,7 @@ func runBenchParse(ctx context.Context, args []string) error {
 	trials := fs.Int("trials", 5, "timed trials (min and median are reported)")
 	python := fs.String("python", "/usr/bin/python3", "Python with gemmi for the side-by-side baseline (skipped if it lacks gemmi)")
 	procs := fs.Int("procs", 1, "GOMAXPROCS while timing (1 = one core, as the goal is stated)")
+	reps := fs.Int("reps", 3, "passes over all files per trial (longer trials steady the CPU-time figures)")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: foldcorpus bench parse [flags] DIR")
 		fs.PrintDefaults()
@@ -108,7 +111,7 @@ func runBenchParse(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return &exitError{2, err}
 	}
-	if fs.NArg() != 1 || *trials < 1 {
+	if fs.NArg() != 1 || *trials < 1 || *reps < 1 {
 		fs.Usage()
 		return &exitError{2, fmt.Errorf("need exactly one DIR and trials >= 1")}
 	}
@@ -134,7 +137,7 @@ func runBenchParse(ctx context.Context, args []string) error {
 	}
 	mb := float64(total) / 1e6
 	rssFiles := maxRSSKB()
-	fmt.Printf("bench parse: %d files, %.2f MB in %s; %d trials; GOMAXPROCS=%d while timing\n", len(files), mb, dir, *trials, *procs)
+	fmt.Printf("bench parse: %d files, %.2f MB in %s; %d trials of %d passes each; GOMAXPROCS=%d while timing\n", len(files), mb, dir, *trials, *reps, *procs)
 
 	// Go reader: warm-up pass (also counts failures).
 	failed := 0
@@ -169,7 +172,7 @@ func runBenchParse(ctx context.Context, args []string) error {
 			return fmt.Errorf("gemmi baseline: %w", err)
 		}
 		list, _ := json.Marshal(paths)
-		fmt.Fprintf(gIn, "%s\nT\n", list) // warm-up pass
+		fmt.Fprintf(gIn, "%s\nT 1\n", list) // warm-up pass
 		if _, err := gOut.ReadString('\n'); err != nil {
 			return fmt.Errorf("gemmi baseline: %w", err)
 		}
@@ -187,8 +190,10 @@ func runBenchParse(ctx context.Context, args []string) error {
 		}
 		runtime.ReadMemStats(&ms0)
 		w, c := time.Now(), cpuSeconds()
-		for _, b := range files {
-			_, _ = mmcif.Read(b)
+		for r := 0; r < *reps; r++ {
+			for _, b := range files {
+				_, _ = mmcif.Read(b)
+			}
 		}
 		goWall = append(goWall, time.Since(w).Seconds())
 		goCPU = append(goCPU, cpuSeconds()-c)
@@ -196,7 +201,7 @@ func runBenchParse(ctx context.Context, args []string) error {
 		allocs += ms1.Mallocs - ms0.Mallocs
 		allocBytes += ms1.TotalAlloc - ms0.TotalAlloc
 		if gemmiOK {
-			fmt.Fprintln(gIn, "T")
+			fmt.Fprintf(gIn, "T %d\n", *reps)
 			line, err := gOut.ReadString('\n')
 			if err != nil {
 				return fmt.Errorf("gemmi baseline: %w", err)
@@ -210,6 +215,7 @@ func runBenchParse(ctx context.Context, args []string) error {
 	}
 	runtime.GOMAXPROCS(old)
 	n := float64(*trials)
+	mb *= float64(*reps) // MB read per trial
 	allocsPerMB := float64(allocs) / n / mb
 	bytesPerMB := float64(allocBytes) / n / mb
 	report := func(name string, wall, cpu []float64) {
