@@ -9,11 +9,15 @@ package contactsv1_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,6 +27,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
@@ -272,4 +277,37 @@ func toJSON(t *testing.T, row map[string]any) map[string]any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestPipelineMalformedRecord: a record whose contact has seq_i >= seq_j
+// fails its shard loudly, naming the entry; the other shard completes and
+// the run never reads complete.
+func TestPipelineMalformedRecord(t *testing.T) {
+	var cases []contactsv1.GoldenCase
+	for _, c := range contactsv1.LoadGolden(t) {
+		if c.Variant == "default" && c.Outcome == "document" && len(cases) < 8 {
+			cases = append(cases, c)
+		}
+	}
+	bad := &cases[5]
+	rec := maps.Clone(bad.Record)
+	ci := slices.Clone(rec["contact_seq_i"].([]int64))
+	cj := rec["contact_seq_j"].([]int64)
+	ci[0] = cj[0] // seq_i == seq_j
+	rec["contact_seq_i"] = ci
+	bad.Record = rec
+	dir := t.TempDir()
+	writeManifest(t, filepath.Join(dir, "records.parquet"), cases, 4)
+	spec := planner.Spec{Manifest: filepath.Join(dir, "*.parquet"), Format: contactsv1.Name,
+		Output: filepath.Join(dir, "out"), RowGroupsPerShard: 1}
+	sum, err := localrun.Run(context.Background(), localrun.Config{Spec: spec, Workers: 1})
+	if !errors.Is(err, localrun.ErrIncomplete) || sum == nil || len(sum.Failed) != 1 || sum.Done != 1 {
+		t.Fatalf("localrun.Run = %+v, %v; want one failed and one done shard, ErrIncomplete", sum, err)
+	}
+	msg := sum.Failed[0].Err.Error()
+	t.Logf("failed shard: %s", msg)
+	if sum.Failed[0].Shard != 1 || !errors.Is(sum.Failed[0].Err, derrors.ErrPermanent) ||
+		!strings.Contains(msg, bad.EntryID) || !strings.Contains(msg, "seq_i < seq_j") {
+		t.Errorf("shard %d failed with %q; want shard 1, permanent, naming %s and the contact", sum.Failed[0].Shard, msg, bad.EntryID)
+	}
 }
