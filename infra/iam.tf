@@ -160,8 +160,10 @@ resource "google_service_account_iam_member" "pubsub_mints_push_tokens" {
   member             = local.pubsub_agent
 }
 
-# --- build: what a Cloud Functions build needs: read the source archive,
-# push the built image to the gcf-artifacts repository, write build logs.
+# --- build: what a Cloud Functions build needs (Google's list for a custom
+# build service account): write build logs, push the built image to the
+# gcf-artifacts repository, read the source Cloud Functions copies into its
+# gcf-v2-sources-* bucket. The last two are conditioned on those names.
 resource "google_storage_bucket_iam_member" "build_reads_source" {
   bucket = google_storage_bucket.source.name
   role   = "roles/storage.objectViewer"
@@ -170,10 +172,27 @@ resource "google_storage_bucket_iam_member" "build_reads_source" {
 
 resource "google_project_iam_member" "build" {
   for_each = {
-    logs     = "roles/logging.logWriter"
-    registry = "roles/artifactregistry.writer"
+    logs = {
+      role      = "roles/logging.logWriter"
+      condition = ""
+    }
+    registry = {
+      role      = "roles/artifactregistry.writer"
+      condition = "resource.name.startsWith(\"projects/${var.project}/locations/${var.region}/repositories/gcf-artifacts\")"
+    }
+    sources = {
+      role      = "roles/storage.objectAdmin"
+      condition = "resource.name.startsWith(\"projects/_/buckets/gcf-v2-sources-\") || resource.name.startsWith(\"projects/_/buckets/gcf-v2-uploads-\")"
+    }
   }
   project = var.project
-  role    = each.value
+  role    = each.value.role
   member  = "serviceAccount:${google_service_account.build.email}"
+  dynamic "condition" {
+    for_each = each.value.condition == "" ? [] : [each.value.condition]
+    content {
+      title      = "function build buckets and repository only"
+      expression = condition.value
+    }
+  }
 }

@@ -1,6 +1,7 @@
 package infra
 
 import (
+	"fmt"
 	"go/constant"
 	"go/parser"
 	"go/token"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -151,11 +153,13 @@ func TestWorkSubscriptionsHaveRetryAndDeadLetter(t *testing.T) {
 
 func TestLeastPrivilegeNothingPublic(t *testing.T) {
 	m := loadTF(t)
+	// Project-wide roles that are allowed, and whether they need a condition.
 	allowedProjectRoles := map[string]bool{
-		"roles/datastore.user":                    true, // Firestore has no finer IAM; conditioned on the database
-		"roles/logging.logWriter":                 true,
-		"roles/serviceusage.serviceUsageConsumer": true, // requester-pays reads
-		"roles/artifactregistry.writer":           true, // function builds push to gcf-artifacts
+		"roles/datastore.user":                    true,  // Firestore has no finer IAM: the ledger database
+		"roles/logging.logWriter":                 false, // logs have no finer resource
+		"roles/serviceusage.serviceUsageConsumer": false, // requester-pays reads bill the project
+		"roles/artifactregistry.writer":           true,  // function builds: the gcf-artifacts repository
+		"roles/storage.objectAdmin":               true,  // function builds: the gcf-v2-sources buckets
 	}
 	m.allResources(func(typ, name string, body *hclsyntax.Body) {
 		if strings.HasSuffix(typ, "_iam_policy") || strings.HasSuffix(typ, "_iam_binding") {
@@ -166,38 +170,31 @@ func TestLeastPrivilegeNothingPublic(t *testing.T) {
 			if strings.Contains(text, "allUsers") || strings.Contains(text, "allAuthenticatedUsers") {
 				t.Errorf("%s.%s: %s grants to the public: %s", typ, name, n, text)
 			}
-			if n != "role" {
-				return
-			}
-			v := m.eval(t, a.Expr)
-			roles := []string{}
-			if v.Type() == cty.String {
-				roles = append(roles, v.AsString())
-			} else if v.CanIterateElements() {
-				for _, e := range v.AsValueSlice() {
-					roles = append(roles, e.AsString())
-				}
-			}
-			if len(roles) == 0 && typ == "google_project_iam_member" {
-				// for_each over a map of roles: check the map.
-				for _, r := range m.eval(t, body.Attributes["for_each"].Expr).AsValueMap() {
-					if r.Type() == cty.String && strings.HasPrefix(r.AsString(), "roles/") {
-						roles = append(roles, r.AsString())
-					}
-				}
-			}
-			for _, r := range roles {
-				if r == "roles/owner" || r == "roles/editor" || r == "roles/viewer" || strings.HasSuffix(r, "admin") || strings.HasSuffix(r, "Admin") {
-					t.Errorf("%s.%s: role %s is too broad", typ, name, r)
-				}
-				if typ == "google_project_iam_member" && !allowedProjectRoles[r] {
-					t.Errorf("%s.%s: project-wide role %s (grant it on the resource instead)", typ, name, r)
-				}
-				if r == "roles/datastore.user" && sub(body, "condition") == nil {
-					t.Errorf("%s.%s: datastore.user without a condition on the ledger database", typ, name)
-				}
-			}
 		})
+		role, ok := body.Attributes["role"]
+		if !ok {
+			return
+		}
+		for key, ctx := range m.instances(t, body) {
+			v, diags := role.Expr.Value(ctx)
+			if diags.HasErrors() || !v.IsKnown() || v.Type() != cty.String {
+				t.Errorf("%s.%s[%s]: role is not a known string (%v)", typ, name, key, diags)
+				continue
+			}
+			r, where := v.AsString(), fmt.Sprintf("%s.%s[%s]", typ, name, key)
+			conditioned := m.hasCondition(t, body, ctx)
+			needs, allowed := allowedProjectRoles[r]
+			switch {
+			case r == "roles/owner" || r == "roles/editor" || r == "roles/viewer":
+				t.Errorf("%s: basic role %s", where, r)
+			case typ == "google_project_iam_member" && !allowed:
+				t.Errorf("%s: project-wide role %s (grant it on the resource instead)", where, r)
+			case typ == "google_project_iam_member" && needs && !conditioned:
+				t.Errorf("%s: project-wide role %s without a condition narrowing it", where, r)
+			case strings.HasSuffix(strings.ToLower(r), "admin") && !conditioned:
+				t.Errorf("%s: admin role %s without a condition", where, r)
+			}
+		}
 	})
 	for name, b := range m.resources("google_storage_bucket") {
 		if v := m.eval(t, b.Attributes["uniform_bucket_level_access"].Expr); !v.True() {
@@ -537,4 +534,48 @@ func TestTPUJobEnvironment(t *testing.T) {
 	if want := slices.Sorted(maps.Keys(reads)); !slices.Equal(set, want) {
 		t.Errorf("tpujob environment\n  sets  %v\n  reads %v", set, want)
 	}
+}
+
+// instances returns one evaluation context per instance of a resource: with
+// each.key/each.value bound for for_each, the plain context otherwise.
+func (m *tf) instances(t *testing.T, body *hclsyntax.Body) map[string]*hcl.EvalContext {
+	t.Helper()
+	fe, ok := body.Attributes["for_each"]
+	if !ok {
+		return map[string]*hcl.EvalContext{"": m.ctx}
+	}
+	v := m.eval(t, fe.Expr)
+	if !v.IsKnown() || !v.CanIterateElements() {
+		t.Fatalf("%s: for_each is not a known collection", fe.SrcRange)
+	}
+	out := map[string]*hcl.EvalContext{}
+	for it := v.ElementIterator(); it.Next(); {
+		k, val := it.Element()
+		if v.Type().IsSetType() {
+			k = val
+		}
+		ctx := m.ctx.NewChild()
+		ctx.Variables = map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": k, "value": val})}
+		out[k.AsString()] = ctx
+	}
+	return out
+}
+
+// hasCondition reports whether a resource instance has an IAM condition:
+// a condition block, or a dynamic "condition" block with elements.
+func (m *tf) hasCondition(t *testing.T, body *hclsyntax.Body, ctx *hcl.EvalContext) bool {
+	t.Helper()
+	if sub(body, "condition") != nil {
+		return true
+	}
+	for _, b := range body.Blocks {
+		if b.Type == "dynamic" && len(b.Labels) == 1 && b.Labels[0] == "condition" {
+			v, diags := b.Body.Attributes["for_each"].Expr.Value(ctx)
+			if diags.HasErrors() {
+				t.Fatalf("%s: %s", b.DefRange(), diags.Error())
+			}
+			return v.IsKnown() && v.LengthInt() > 0
+		}
+	}
+	return false
 }
