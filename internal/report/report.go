@@ -65,7 +65,8 @@ type Report struct {
 // URI that store serves) and builds the report in memory. It reads only;
 // calling it again or concurrently is safe. An unreadable file fails the
 // report with an error naming that file; a run with no output files is
-// reported (with its failures) rather than refused.
+// reported (with its failures) rather than refused; a folder with neither
+// output files nor ledger records is an error wrapping derrors.ErrNotFound.
 func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep *Report, err error) {
 	defer derrors.Wrap(&err, "report.Build(%s)", dir)
 	if opts.ContextLength <= 0 && opts.Run != nil {
@@ -86,6 +87,9 @@ func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep
 	uris, err := store.List(ctx, strings.TrimSuffix(dir, "/")+"/"+opts.Pattern)
 	if err != nil {
 		return nil, err
+	}
+	if len(uris) == 0 && len(opts.Shards) == 0 {
+		return nil, fmt.Errorf("%w: no output files (%s) and no ledger records: not the output of a run", derrors.ErrNotFound, opts.Pattern)
 	}
 	format := opts.Format
 	if format == "" && opts.Run != nil {

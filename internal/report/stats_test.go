@@ -139,6 +139,7 @@ func TestBuildEdgeCases(t *testing.T) {
 		wantErr string // a substring of the error; "" for success
 	}{
 		{"no output at all", nil, failed, ""},
+		{"not a run's output", nil, nil, "not the output of a run"},
 		{"not parquet", map[string][]byte{"part-00000-of-00001.parquet": []byte("PAR1 but not really")}, nil, "part-00000-of-00001.parquet"},
 		{"empty file", map[string][]byte{"part-00000-of-00001.parquet": {}}, nil, "part-00000-of-00001.parquet"},
 	} {
@@ -151,8 +152,8 @@ func TestBuildEdgeCases(t *testing.T) {
 			}
 			rep, err := Build(ctx, store, dir, Options{Shards: c.shards})
 			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !errors.Is(err, derrors.ErrPermanent) {
-					t.Fatalf("Build = %v, want a permanent error naming %s", err, c.wantErr)
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !(errors.Is(err, derrors.ErrPermanent) || errors.Is(err, derrors.ErrNotFound)) {
+					t.Fatalf("Build = %v, want a permanent or not-found error saying %s", err, c.wantErr)
 				}
 				return
 			}
