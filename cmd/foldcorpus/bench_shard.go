@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"syscall"
 	"time"
@@ -53,11 +54,12 @@ func benchShard(ctx context.Context, args []string) error {
 	repeat := fs.Int("repeat", 3, "runs per configuration; the median is reported")
 	dir := fs.String("dir", "", "working folder (default: a temporary one, removed after)")
 	child := fs.String("child", "", "internal: measure one run over this manifest glob")
+	cpuProfile := fs.String("cpuprofile", "", "with --child: write a CPU profile of the Process call to this file")
 	if err := fs.Parse(args); err != nil {
 		return &exitError{2, err}
 	}
 	if *child != "" {
-		return benchShardChild(ctx, *child, *latency, *conc)
+		return benchShardChild(ctx, *child, *latency, *conc, *cpuProfile)
 	}
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "foldcorpus-bench-shard-")
@@ -148,20 +150,23 @@ func benchShard(ctx context.Context, args []string) error {
 	fmt.Printf("  sequential (concurrency 1):                %.2f s (%s); overlapped is %.1fx faster\n", seqFull, seqNote, seqFull/over.WallS)
 	fmt.Printf("  per-row split (overlapped run, summed over rows): fetch %s, parse %s, generate %s, write %s\n",
 		per(over.FetchS, over), per(over.ParseS, over), per(over.GenerateS, over), per(over.WriteS, over))
-	verdict := "PASS"
-	if over.WallS > 1.5*bound || over.MaxRSSMiB >= 512 {
-		verdict = "FAIL"
+	verdict := func(ok bool) string {
+		if ok {
+			return "PASS"
+		}
+		return "FAIL"
 	}
-	fmt.Printf("  peak memory %.1f MiB (target < 512 MiB); %s\n", over.MaxRSSMiB, verdict)
-	if verdict != "PASS" {
-		return &exitError{1, errors.New("targets missed")}
+	overlapOK, memOK := over.WallS <= 1.5*bound, over.MaxRSSMiB < 512
+	fmt.Printf("  peak memory %.1f MiB (target < 512 MiB): %s; I/O overlap (<= 1.5x): %s\n", over.MaxRSSMiB, verdict(memOK), verdict(overlapOK))
+	if !overlapOK || !memOK {
+		return &exitError{1, errors.New("targets missed (on a loaded machine compare with the no-latency wall line)")}
 	}
 	return nil
 }
 
 // benchShardChild plans the manifest as one shard and processes it once,
 // printing a shardMeasure as JSON.
-func benchShardChild(ctx context.Context, glob string, latency time.Duration, conc int) error {
+func benchShardChild(ctx context.Context, glob string, latency time.Duration, conc int, cpuProfile string) error {
 	out, err := os.MkdirTemp("", "foldcorpus-bench-out-")
 	if err != nil {
 		return err
@@ -181,6 +186,17 @@ func benchShardChild(ctx context.Context, glob string, latency time.Duration, co
 	}
 	if len(p.Messages) != 1 {
 		return fmt.Errorf("bench: %d shards planned, want 1", len(p.Messages))
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var ru0, ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
