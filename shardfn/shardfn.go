@@ -118,6 +118,9 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	if err != nil {
 		return res, derrors.Permanent(err)
 	}
+	if f.Kind() == format.FromStructure && deps.Parse == nil {
+		return res, derrors.Permanent(errors.New("no mmCIF parser configured (Deps.Parse)"))
+	}
 	lease := deps.Lease
 	if lease == 0 {
 		lease = DefaultLease
