@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
@@ -107,6 +108,23 @@ func valuesFrom(v []float64) string {
 		parts[i] = fmt.Sprintf("(%v::DOUBLE)", x)
 	}
 	return "(VALUES " + strings.Join(parts, ", ") + ") AS v(x)"
+}
+
+// valuesFrom2 renders the done shards' start and finish times, in seconds
+// since the first record's start (full precision), as a DuckDB VALUES
+// relation with columns st, f.
+func valuesFrom2(shards []ledger.Shard) string {
+	var parts []string
+	var ref time.Time
+	for _, sh := range shards {
+		if sh.Status == ledger.Done && !sh.Started.IsZero() && !sh.Finished.IsZero() {
+			if ref.IsZero() {
+				ref = sh.Started
+			}
+			parts = append(parts, fmt.Sprintf("(%v::DOUBLE, %v::DOUBLE)", sh.Started.Sub(ref).Seconds(), sh.Finished.Sub(ref).Seconds()))
+		}
+	}
+	return "(VALUES " + strings.Join(parts, ", ") + ") AS v(st, f)"
 }
 
 // checkSummary reads dir/report/summary.json and checks every figure in it
@@ -253,6 +271,10 @@ func checkSummary(t *testing.T, dir string, shards []ledger.Shard, contextLength
 		checkDist(t, "shard_wall_clock_s", *s.ShardWallClock, duckDist(t, "x", valuesFrom(wall)))
 		if s.Throughput == nil || !near(s.Throughput.DocsPerS, float64(s.Accounting.DocsOut)/s.Throughput.WallS) {
 			t.Errorf("summary throughput %+v inconsistent with %d docs", s.Throughput, s.Accounting.DocsOut)
+		}
+		r := duckcheck.Query(t, fmt.Sprintf("SELECT (max(f) - min(st))::DOUBLE wall FROM %s", valuesFrom2(shards)))[0]
+		if !near(s.Throughput.WallS, num(t, r, "wall")) {
+			t.Errorf("summary throughput.wall_s = %v, DuckDB over the ledger's times %v", s.Throughput.WallS, r["wall"])
 		}
 		var sum float64
 		for _, v := range s.Throughput.DocsPerSBy {
