@@ -85,9 +85,11 @@ type modelRec struct {
 // builder turns _atom_site rows into the structure as gemmi 0.5.7's
 // make_structure_from_block + read_structure do.
 type builder struct {
-	data []byte
-	cols [nCols]int
-	ok   bool // the current loop has every required column
+	data   []byte
+	cols   [nCols]int // file column of each field, -1 when absent
+	colOf  []int8     // field of each file column, -1 when unused
+	fields [nCols]val // the current row's values, by field
+	ok     bool       // the current loop has every required column
 
 	atoms   []structure.Atom
 	atomRes []int32
@@ -116,12 +118,16 @@ func (b *builder) startAtoms(names []string) {
 	for i := range b.cols {
 		b.cols[i] = -1
 	}
+	b.colOf = b.colOf[:0]
 	for i, n := range names {
+		f := int8(-1)
 		for c, cn := range colNames {
 			if n == cn && b.cols[c] < 0 {
 				b.cols[c] = i
+				f = int8(c)
 			}
 		}
+		b.colOf = append(b.colOf, f)
 	}
 	b.ok = true
 	for _, c := range requiredCols {
@@ -137,20 +143,35 @@ func (b *builder) startAtoms(names []string) {
 
 func (b *builder) endAtoms() { b.curModel, b.curPart, b.curRes = -1, -1, -1 }
 
-// raw returns the bytes of column c in row, or nil when the column is absent.
-func (b *builder) raw(row []val, c int) ([]byte, bool) {
-	i := b.cols[c]
-	if i < 0 {
+// setRow copies a row given in file column order into b.fields.
+func (b *builder) setRow(row []val) {
+	for i, f := range b.colOf {
+		if f >= 0 && i < len(row) {
+			b.fields[f] = row[i]
+		}
+	}
+}
+
+// raw returns the bytes of column c of the current row (b.fields), or nil
+// when the column is absent.
+func (b *builder) raw(c int) ([]byte, bool) {
+	if b.cols[c] < 0 {
 		return nil, false
 	}
-	v := row[i]
+	v := b.fields[c]
 	return b.data[v.s:v.e], v.q
+}
+
+// req returns the bytes of column c, which startAtoms has checked is present.
+func (b *builder) req(c int) []byte {
+	v := b.fields[c]
+	return b.data[v.s:v.e]
 }
 
 // str returns column c as gemmi's cif::as_string does: "" for an absent
 // column or an unquoted '.' or '?'.
-func (b *builder) str(row []val, c int) []byte {
-	s, q := b.raw(row, c)
+func (b *builder) str(c int) []byte {
+	s, q := b.raw(c)
 	if !q && len(s) == 1 && (s[0] == '.' || s[0] == '?') {
 		return nil
 	}
@@ -197,13 +218,14 @@ func (b *builder) inUpper(s []byte) string {
 	return b.in(s)
 }
 
-func (b *builder) atomRow(row []val) {
+// atomRow adds the atom of the current row (b.fields).
+func (b *builder) atomRow() {
 	if !b.ok {
 		return
 	}
 	// model
 	mname := defaultModel
-	if s, _ := b.raw(row, cModelNum); s != nil {
+	if s, _ := b.raw(cModelNum); s != nil {
 		mname = s
 	}
 	if b.curModel < 0 || !bytes.Equal(b.models[b.curModel].name, mname) {
@@ -221,9 +243,9 @@ func (b *builder) atomRow(row []val) {
 		b.curPart, b.curRes = -1, -1
 	}
 	// chain part
-	cname := b.str(row, cAuthAsymID)
+	cname := b.str(cAuthAsymID)
 	if b.cols[cAuthAsymID] < 0 {
-		cname = b.str(row, cLabelAsymID)
+		cname = b.str(cLabelAsymID)
 	}
 	if b.curPart < 0 || b.parts[b.curPart].name != string(cname) {
 		b.parts = append(b.parts, partRec{model: int32(b.curModel), name: b.in(cname), maxSeq: math.MinInt})
@@ -231,14 +253,14 @@ func (b *builder) atomRow(row []val) {
 		b.curRes = -1
 	}
 	// residue
-	comp := b.str(row, cLabelCompID)
+	comp := b.str(cLabelCompID)
 	if b.cols[cLabelCompID] < 0 {
-		comp = b.str(row, cAuthCompID)
+		comp = b.str(cAuthCompID)
 	}
-	seqTxt := b.str(row, cAuthSeqID)
+	seqTxt := b.str(cAuthSeqID)
 	seq, hasSeq := parseInt(seqTxt)
 	var icode byte
-	if s := b.str(row, cInsCode); len(s) > 0 {
+	if s := b.str(cInsCode); len(s) > 0 {
 		icode = s[0]
 	} else if !hasSeq && len(seqTxt) > 1 {
 		// gemmi reads "12A" as number 12, insertion code A
@@ -277,15 +299,15 @@ func (b *builder) atomRow(row []val) {
 			if hasSeq && seq > p.maxSeq {
 				p.maxSeq = seq
 			}
-			lseq, _ := parseInt(b.str(row, cLabelSeqID))
+			lseq, _ := parseInt(b.str(cLabelSeqID))
 			b.res = append(b.res, resRec{
 				r: structure.Residue{
 					Name:     b.in(comp),
 					LabelSeq: lseq,
 					AuthSeq:  seq,
 					ICode:    icode,
-					Subchain: b.in(b.str(row, cLabelAsymID)),
-					EntityID: b.in(b.str(row, cLabelEntityID)),
+					Subchain: b.in(b.str(cLabelAsymID)),
+					EntityID: b.in(b.str(cLabelEntityID)),
 				},
 				part:   int32(b.curPart),
 				hasSeq: hasSeq,
@@ -299,22 +321,19 @@ func (b *builder) atomRow(row []val) {
 		b.curRes = ri
 	}
 	// atom
-	aname := b.str(row, cLabelAtomID)
+	aname := b.str(cLabelAtomID)
 	if b.cols[cLabelAtomID] < 0 {
-		aname = b.str(row, cAuthAtomID)
+		aname = b.str(cAuthAtomID)
 	}
 	var alt byte
-	if s := b.str(row, cLabelAltID); len(s) > 0 {
+	if s := b.str(cLabelAltID); len(s) > 0 {
 		alt = s[0]
 	}
-	x, _ := b.raw(row, cX)
-	y, _ := b.raw(row, cY)
-	z, _ := b.raw(row, cZ)
-	occ, _ := b.raw(row, cOcc)
-	bf, _ := b.raw(row, cBiso)
+	x, y, z := b.req(cX), b.req(cY), b.req(cZ)
+	occ, bf := b.req(cOcc), b.req(cBiso)
 	b.atoms = append(b.atoms, structure.Atom{
 		Name:    b.in(aname),
-		Element: b.inUpper(b.str(row, cTypeSymbol)),
+		Element: b.inUpper(b.str(cTypeSymbol)),
 		AltLoc:  alt,
 		Occ:     float32(parseFloat(occ)),
 		B:       float32(parseFloat(bf)),

@@ -122,6 +122,11 @@ func TestGemmiRules(t *testing.T) {
 			"1:A[TIP1/P/1 ALA2/P/1]poly=2"},
 		{"insertion code glued to auth_seq_id", ruleHeader + rows(arow{comp: "ALA", aseq: "1"}, arow{comp: "ALA", aseq: "1x"}),
 			"1:A[ALA1/P/1 ALA1x/P/1]poly=2"},
+		{"_atom_site as tag-value pairs", "data_p\n_atom_site.group_PDB ATOM\n_atom_site.id 1\n_atom_site.type_symbol C\n" +
+			"_atom_site.label_atom_id CA\n_atom_site.label_alt_id .\n_atom_site.label_comp_id ALA\n_atom_site.label_asym_id A\n" +
+			"_atom_site.label_seq_id 1\n_atom_site.Cartn_x 1.5\n_atom_site.Cartn_y 2\n_atom_site.Cartn_z 3\n_atom_site.occupancy 1\n" +
+			"_atom_site.B_iso_or_equiv 20\n_atom_site.auth_seq_id 7\n_atom_site.auth_asym_id B\n",
+			"1:B[ALA7/N/1]poly=0"},
 		{"no auth_seq_id: no atoms", strings.Replace(ruleHeader, "_atom_site.auth_seq_id\n", "", 1) +
 			"ATOM 1 C CA . ALA A 1 1 ? 0 0 0 1 10 A 1\n", ""},
 		{"no auth_asym_id: chain by label_asym_id", strings.Replace(ruleHeader, "_atom_site.auth_asym_id\n", "", 1) +

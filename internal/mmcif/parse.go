@@ -77,7 +77,6 @@ func parse(data []byte, b *builder) (*document, error) {
 		pk       tokKind
 		psp      span
 		inFirst  bool
-		rowbuf   []val
 		loopTags []span
 	)
 	for {
@@ -188,14 +187,10 @@ func parse(data []byte, b *builder) (*document, error) {
 			}
 			if atoms {
 				b.startAtoms(names)
-				if cap(rowbuf) < len(names) {
-					rowbuf = make([]val, len(names))
-				}
-				rowbuf = rowbuf[:len(names)]
 			}
 			ncol := len(loopTags)
 			count := 0
-			if k, sp, count, err = scanLoopValues(&l, k, sp, ncol, atoms, t, b, rowbuf); err != nil {
+			if k, sp, count, err = scanLoopValues(&l, k, sp, ncol, atoms, t, b); err != nil {
 				return nil, err
 			}
 			if count%ncol != 0 {
@@ -250,43 +245,50 @@ var wsTab, printTab = func() (ws, pr [256]bool) {
 // token (k, sp), streaming _atom_site rows into b (atoms) or collecting
 // them into t, or only counting them. It returns the first token after the
 // values and the value count.
-func scanLoopValues(l *lexer, k tokKind, sp span, ncol int, atoms bool, t *table, b *builder, rowbuf []val) (tokKind, span, int, error) {
+func scanLoopValues(l *lexer, k tokKind, sp span, ncol int, atoms bool, t *table, b *builder) (tokKind, span, int, error) {
 	data := l.data
 	n := len(data)
 	col, count := 0, 0
 	for k == tValue || k == tQuoted || k == tText {
+		// the token in hand (from the full lexer)
 		v := val{sp.s, sp.e, k != tValue}
-		if atoms {
-			rowbuf[col] = v
-			col++
-			if col == ncol {
-				col = 0
-				b.atomRow(rowbuf)
+		for {
+			if atoms {
+				if f := b.colOf[col]; f >= 0 {
+					b.fields[f] = v
+				}
+				col++
+				if col == ncol {
+					col = 0
+					b.atomRow()
+				}
+			} else if t != nil {
+				t.vals = append(t.vals, v)
 			}
-		} else if t != nil {
-			t.vals = append(t.vals, v)
-		}
-		count++
-		// Fast path for the common unquoted value: skip blanks, then scan
-		// printable ASCII up to whitespace. Anything unusual (quote,
-		// comment, text field, tag, keyword, odd byte) goes through the
-		// full lexer.
-		p := l.pos
-		for p < n && wsTab[data[p]] {
-			p++
-		}
-		if p < n && plain[data[p]] {
+			count++
+			// Fast path for the common unquoted value: skip blanks, then
+			// scan printable ASCII up to whitespace. Anything unusual
+			// (quote, comment, text field, tag, keyword, odd byte) goes
+			// through the full lexer.
+			p := l.pos
+			for p < n && wsTab[data[p]] {
+				p++
+			}
+			if p >= n || !plain[data[p]] {
+				l.pos = p
+				break
+			}
 			q := p + 1
 			for q < n && printTab[data[q]] {
 				q++
 			}
-			if (q == n || wsTab[data[q]]) && (q-p < 5 || !maybeKeyword(data[p:q])) {
-				l.pos = q
-				k, sp = tValue, span{int32(p), int32(q)}
-				continue
+			if (q < n && !wsTab[data[q]]) || (q-p >= 5 && maybeKeyword(data[p:q])) {
+				l.pos = p
+				break
 			}
+			l.pos = q
+			v = val{int32(p), int32(q), false}
 		}
-		l.pos = p
 		var err error
 		if k, sp, err = l.next(); err != nil {
 			return 0, span{}, 0, err

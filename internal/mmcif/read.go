@@ -64,7 +64,8 @@ func read(data []byte) (st *structure.Structure, info Info, err error) {
 	}
 	if len(doc.atomPairs.tags) > 0 {
 		b.startAtoms(doc.atomPairs.tags)
-		b.atomRow(doc.atomPairs.vals)
+		b.setRow(doc.atomPairs.vals)
+		b.atomRow()
 		b.endAtoms()
 	}
 	b.assignEntities(doc)
