@@ -25,6 +25,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
 )
 
 // Request is the JSON body of one tokenize message: one shard. Attributes
@@ -47,8 +48,8 @@ func (r Request) Validate() error {
 		return errors.New("tokenize request without run_id")
 	case r.Shard < 0 || r.Total <= 0 || r.Shard >= r.Total:
 		return fmt.Errorf("tokenize request shard %d of %d", r.Shard, r.Total)
-	case r.Format != "bio2token-v2":
-		return fmt.Errorf("tokenize request for format %q, want bio2token-v2", r.Format)
+	case r.Format != fb2t.Name:
+		return fmt.Errorf("tokenize request for format %q, want %s", r.Format, fb2t.Name)
 	case r.Staged == "" || r.Output == "":
 		return errors.New("tokenize request without staged or output URI")
 	}
