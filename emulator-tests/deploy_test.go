@@ -22,8 +22,7 @@ func TestDeployLayout(t *testing.T) {
 	gs = gs[:3]
 	s := newStack(t, stackOpts{noFunctions: true})
 	s.subscribe("pull", shardTopic, "", nil)
-	fnBin, _ := binaries(t)
-	p := startFn(t, fnBin, s.env, "", 0)
+	p := startFn(t, functionsBinary(t), s.env, "", 0)
 
 	// The generated main's own handlers answer too.
 	resp, err := http.Get(p.url() + "/robots.txt")

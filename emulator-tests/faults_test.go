@@ -367,6 +367,7 @@ func TestTransientStorageErrors(t *testing.T) {
 // TestExhaustedAttempts: uploads always fail; after the subscription's 5
 // delivery attempts the message goes to the dead-letter topic, the
 // DeadLetter function marks the shard dead-lettered, and status shows it.
+// When storage works again, `foldcorpus rerun` completes the run.
 func TestExhaustedAttempts(t *testing.T) {
 	dir, gs := afdbGolden(t)
 	gs = gs[:2]
@@ -390,6 +391,20 @@ func TestExhaustedAttempts(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "dead_lettered shard 00000") || !strings.Contains(out, "1 dead-lettered") {
 		t.Errorf("status exited %d, want non-zero showing the dead-lettered shard:\n%s", code, out)
 	}
+
+	// Once storage recovers, `rerun` publishes the shards not done.
+	s.proxy.set(nil)
+	out, code = s.cli("rerun", "--run", runID, "--topic", shardTopic)
+	if code != 0 || !strings.Contains(out, "published 1 shard messages") {
+		t.Fatalf("rerun exited %d:\n%s", code, out)
+	}
+	s.waitFor(runID, 60*time.Second, "done", allDone)
+	if out, code = s.cli("status", "--run", runID); code != 0 {
+		t.Errorf("status after rerun exited %d:\n%s", code, out)
+	}
+	sh, _ = s.ledger.Shards(s.ctx, runID)
+	docs, _ := s.outputs(sh)
+	checkGolden(t, docs, gs)
 }
 
 // TestGzipTranscoded: structures stored with Content-Encoding: gzip. A read

@@ -54,9 +54,11 @@ const (
 )
 
 var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
+	binDir                   string
+	binDirOnce               sync.Once
+	fnOnce, cliOnce          sync.Once
+	fnBin, cliBin            string
+	binDirErr, fnErr, cliErr error
 )
 
 // deployMain is the main the Go buildpack generates for a declarative
@@ -94,41 +96,58 @@ func repoRoot() string {
 	return filepath.Dir(filepath.Dir(file))
 }
 
-// binaries builds, once per test binary, the deploy main (through a build
-// overlay, so nothing is written into the repository) and the CLI.
-func binaries(t *testing.T) (fn, cli string) {
+// functionsBinary builds, once per test binary, the deploy main (through a
+// build overlay, so nothing is written into the repository).
+func functionsBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "foldcorpus-e2e-")
-		if buildErr != nil {
+	fnOnce.Do(func() {
+		dir := tempBinDir(t)
+		mainPath := filepath.Join(dir, "main.go")
+		if fnErr = os.WriteFile(mainPath, []byte(deployMain), 0o644); fnErr != nil {
 			return
 		}
-		root := repoRoot()
-		mainPath := filepath.Join(binDir, "main.go")
-		if buildErr = os.WriteFile(mainPath, []byte(deployMain), 0o644); buildErr != nil {
+		ov, _ := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(repoRoot(), "emulator-tests", "deploymain", "main.go"): mainPath}})
+		ovPath := filepath.Join(dir, "overlay.json")
+		if fnErr = os.WriteFile(ovPath, ov, 0o644); fnErr != nil {
 			return
 		}
-		ov, _ := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(root, "emulator-tests", "deploymain", "main.go"): mainPath}})
-		ovPath := filepath.Join(binDir, "overlay.json")
-		if buildErr = os.WriteFile(ovPath, ov, 0o644); buildErr != nil {
-			return
-		}
-		for _, b := range [][]string{
-			{"build", "-overlay", ovPath, "-o", filepath.Join(binDir, "functions"), "./emulator-tests/deploymain"},
-			{"build", "-o", filepath.Join(binDir, "foldcorpus"), "./cmd/foldcorpus"},
-		} {
-			cmd := exec.Command("go", b...)
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go %s: %v\n%s", strings.Join(b, " "), err, out)
-				return
-			}
-		}
+		fnBin = filepath.Join(dir, "functions")
+		fnErr = goBuild("-overlay", ovPath, "-o", fnBin, "./emulator-tests/deploymain")
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if fnErr != nil {
+		t.Fatal(fnErr)
 	}
-	return filepath.Join(binDir, "functions"), filepath.Join(binDir, "foldcorpus")
+	return fnBin
+}
+
+// cliBinary builds the foldcorpus CLI once per test binary.
+func cliBinary(t *testing.T) string {
+	t.Helper()
+	cliOnce.Do(func() {
+		cliBin = filepath.Join(tempBinDir(t), "foldcorpus")
+		cliErr = goBuild("-o", cliBin, "./cmd/foldcorpus")
+	})
+	if cliErr != nil {
+		t.Fatal(cliErr)
+	}
+	return cliBin
+}
+
+func tempBinDir(t *testing.T) string {
+	binDirOnce.Do(func() { binDir, binDirErr = os.MkdirTemp("", "foldcorpus-e2e-") })
+	if binDirErr != nil {
+		t.Fatal(binDirErr)
+	}
+	return binDir
+}
+
+func goBuild(args ...string) error {
+	cmd := exec.Command("go", append([]string{"build"}, args...)...)
+	cmd.Dir = repoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
 }
 
 var projectSeq atomic.Int32
@@ -162,7 +181,7 @@ type stackOpts struct {
 
 func newStack(t *testing.T, o stackOpts) *stack {
 	t.Helper()
-	fnBin, _ := binaries(t)
+	bin := functionsBinary(t)
 	ctx := context.Background()
 	s := &stack{t: t, ctx: ctx, fns: map[string]*fnProc{}}
 	s.project = fmt.Sprintf("e2e-%d-%d", os.Getpid()%100000, projectSeq.Add(1))
@@ -225,7 +244,7 @@ func newStack(t *testing.T, o stackOpts) *stack {
 		return s
 	}
 	for _, target := range []string{"Planner", "ShardFn", "DeadLetter"} {
-		s.fns[target] = startFn(t, fnBin, s.env, target, 0)
+		s.fns[target] = startFn(t, bin, s.env, target, 0)
 	}
 	s.subscribe(eventsTopic+"-push", eventsTopic, s.fns["Planner"].pushURL(s.project, eventsTopic), nil)
 	s.subscribe(shardTopic+"-push", shardTopic, s.fns["ShardFn"].pushURL(s.project, shardTopic),
@@ -294,8 +313,7 @@ func (s *stack) waitSettled(runID string, timeout time.Duration) []ledger.Shard 
 // output and exit code.
 func (s *stack) cli(args ...string) (string, int) {
 	s.t.Helper()
-	_, cli := binaries(s.t)
-	cmd := exec.Command(cli, args...)
+	cmd := exec.Command(cliBinary(s.t), args...)
 	cmd.Env = s.env
 	out, err := cmd.CombinedOutput()
 	code := 0
