@@ -241,6 +241,7 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 	if err != nil {
 		return acc, nil, err
 	}
+	defer w.Close()
 	fmtIdx := make([]int, len(f.Columns()))
 	for i, c := range f.Columns() {
 		fmtIdx[i] = out.Index(c.Name)

@@ -187,7 +187,9 @@ func Read(ctx context.Context, store blob.Store, uri string, columns []string, f
 }
 
 // Writer accumulates a shard's rows and encodes the parquet file in memory.
-// Not safe for concurrent use.
+// Full row groups are encoded by a background goroutine, in order, while
+// the caller appends the next rows. Not safe for concurrent use; after an
+// error the Writer is unusable. Call Finish, or Close to abandon it.
 type Writer struct {
 	schema Schema
 	as     *arrow.Schema
@@ -196,6 +198,9 @@ type Writer struct {
 	rb     *array.RecordBuilder
 	n      int
 	rows   int64
+	recs   chan arrow.RecordBatch
+	done   chan error
+	closed bool
 }
 
 // NewWriter starts an output file with the given schema.
@@ -214,6 +219,20 @@ func NewWriter(s Schema) (*Writer, error) {
 	}
 	w.fw = fw
 	w.rb = array.NewRecordBuilder(memory.DefaultAllocator, w.as)
+	w.recs = make(chan arrow.RecordBatch, 1)
+	w.done = make(chan error, 1)
+	go func() {
+		var err error
+		for rec := range w.recs {
+			if err == nil {
+				if werr := w.fw.Write(rec); werr != nil {
+					err = fmt.Errorf("corpus: writing row group: %w", werr)
+				}
+			}
+			rec.Release()
+		}
+		w.done <- err
+	}()
 	return w, nil
 }
 
@@ -231,7 +250,7 @@ func (w *Writer) Append(values []any) error {
 	w.n++
 	w.rows++
 	if w.n == RowGroupRows {
-		return w.flush()
+		w.flush()
 	}
 	return nil
 }
@@ -239,24 +258,38 @@ func (w *Writer) Append(values []any) error {
 // Rows returns the number of rows appended so far.
 func (w *Writer) Rows() int64 { return w.rows }
 
-func (w *Writer) flush() error {
+// flush hands the buffered rows to the encoder as one row group.
+func (w *Writer) flush() {
 	if w.n == 0 {
-		return nil
+		return
 	}
-	rec := w.rb.NewRecordBatch()
-	defer rec.Release()
 	w.n = 0
-	if err := w.fw.Write(rec); err != nil {
-		return fmt.Errorf("corpus: writing row group: %w", err)
+	w.recs <- w.rb.NewRecordBatch()
+}
+
+// Close abandons the file and stops the encoder; it is a no-op after
+// Finish.
+func (w *Writer) Close() {
+	if !w.closed {
+		w.closed = true
+		close(w.recs)
+		<-w.done
+		w.rb.Release()
 	}
-	return nil
 }
 
 // Finish writes the remaining rows and the footer with the accounting, and
 // returns the file's bytes. The Writer cannot be used afterwards.
 func (w *Writer) Finish(acc Accounting) ([]byte, error) {
-	defer w.rb.Release()
-	if err := w.flush(); err != nil {
+	if w.closed {
+		return nil, fmt.Errorf("corpus.Finish: writer closed")
+	}
+	w.flush()
+	w.closed = true
+	close(w.recs)
+	err := <-w.done
+	w.rb.Release()
+	if err != nil {
 		return nil, err
 	}
 	js, err := json.Marshal(acc)
