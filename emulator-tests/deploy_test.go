@@ -11,8 +11,10 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 )
 
-// TestDeployLayout builds the main the Go buildpack generates for
-// ./functions (blank import + funcframework.Start), serves every target
+// TestDeployLayout builds the main the Go buildpack generates for this
+// repository (the root package is named functions and ./functions exists,
+// so it blank-imports <module>/functions, then calls funcframework.Start;
+// see buildpackPackage), serves every target
 // from one process (no FUNCTION_TARGET: each at /NAME), and drives both
 // entry points over HTTP as Eventarc and a Pub/Sub push subscription would:
 // a storage finalized CloudEvent to /Planner, then the published shard

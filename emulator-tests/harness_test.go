@@ -72,7 +72,7 @@ import (
 	"net/http"
 	"os"
 
-	_ "github.com/foldcorpus/foldcorpus/functions"
+	_ "{{.Package}}"
 
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
 )
@@ -102,8 +102,12 @@ func functionsBinary(t *testing.T) string {
 	t.Helper()
 	fnOnce.Do(func() {
 		dir := tempBinDir(t)
+		var pkg string
+		if pkg, fnErr = buildpackPackage(); fnErr != nil {
+			return
+		}
 		mainPath := filepath.Join(dir, "main.go")
-		if fnErr = os.WriteFile(mainPath, []byte(deployMain), 0o644); fnErr != nil {
+		if fnErr = os.WriteFile(mainPath, []byte(strings.Replace(deployMain, "{{.Package}}", pkg, 1)), 0o644); fnErr != nil {
 			return
 		}
 		ov, _ := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(repoRoot(), "emulator-tests", "deploymain", "main.go"): mainPath}})
@@ -118,6 +122,34 @@ func functionsBinary(t *testing.T) string {
 		t.Fatal(fnErr)
 	}
 	return fnBin
+}
+
+// buildpackPackage picks the package the generated main imports, as the Go
+// buildpack does (lib.go, moduleAndPackageNames): the module path, which
+// must contain a dot, plus "/NAME" when the root package is named NAME and a
+// NAME folder exists.
+func buildpackPackage() (string, error) {
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = repoRoot()
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	mod, err := run("list", "-m")
+	if err != nil {
+		return "", fmt.Errorf("go list -m: %w", err)
+	}
+	if first, _, _ := strings.Cut(mod, "/"); !strings.Contains(first, ".") {
+		return "", fmt.Errorf("module path %q has no dot in its first element: the buildpack refuses it", mod)
+	}
+	name, err := run("list", "-f", "{{.Name}}", ".")
+	if err != nil {
+		return "", fmt.Errorf("the repository root has no Go package for the buildpack to build: %w", err)
+	}
+	if fi, err := os.Stat(filepath.Join(repoRoot(), name)); err == nil && fi.IsDir() {
+		return mod + "/" + name, nil
+	}
+	return mod, nil
 }
 
 // cliBinary builds the foldcorpus CLI once per test binary.

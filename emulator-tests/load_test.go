@@ -108,6 +108,7 @@ func TestLoad(t *testing.T) {
 	pub, _ := plans[0]["published"].(float64)
 	pubMS, _ := plans[0]["publish_ms"].(float64)
 	prepMS, _ := plans[0]["prepare_ms"].(float64)
+	recMS, _ := plans[0]["record_ms"].(float64)
 	active := last.Sub(first)
 	attempts := map[int]int{}
 	for _, sh := range shards {
@@ -118,9 +119,9 @@ func TestLoad(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Ints(keys)
-	t.Logf("LOAD %d shards x %d rows: %d docs, %d filtered; upload->all done %s (%.1f shards/s); first claim->last done %s (%.1f shards/s); planner: prepare %.0f ms, record+publish %d msgs in %.0f ms (%.0f msgs/s); attempts histogram %v",
+	t.Logf("LOAD %d shards x %d rows: %d docs, %d filtered; upload->all done %s (%.1f shards/s); first claim->last done %s (%.1f shards/s); planner: prepare %.0f ms, record run+shards in Firestore %.0f ms, publish %d msgs in %.0f ms (%.0f msgs/s); attempts histogram %v",
 		n, perShard, docsOut, filtered, wall.Round(time.Millisecond), float64(n)/wall.Seconds(), active.Round(time.Millisecond), float64(n)/active.Seconds(),
-		prepMS, int(pub), pubMS, pub/(pubMS/1000), attempts)
+		prepMS, recMS, int(pub), pubMS, pub/(max(pubMS, 1)/1000), attempts)
 	for _, sh := range shards {
 		if sh.Status != ledger.Done {
 			t.Errorf("shard %d: %s", sh.Index, sh.Status)

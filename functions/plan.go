@@ -114,11 +114,13 @@ func (s *Server) Planner(ctx context.Context, e event.Event) error {
 	if err := planner.Publish(ctx, deps, res); err != nil {
 		return s.planFailed(ctx, log, err)
 	}
+	recorded := s.deps.Now()
 	if err := publishAll(ctx, s.deps.Publisher, pending.msgs); err != nil {
 		return s.planFailed(ctx, log, err)
 	}
 	log.InfoContext(ctx, "run planned", "shards", res.Run.Shards, "published", len(res.Published), "output", spec.Output,
-		"format", res.Run.Format, "prepare_ms", prepared.Sub(start).Milliseconds(), "publish_ms", s.deps.Now().Sub(prepared).Milliseconds())
+		"format", res.Run.Format, "prepare_ms", prepared.Sub(start).Milliseconds(),
+		"record_ms", recorded.Sub(prepared).Milliseconds(), "publish_ms", s.deps.Now().Sub(recorded).Milliseconds())
 	return nil
 }
 
