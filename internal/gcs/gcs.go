@@ -22,6 +22,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -270,15 +271,15 @@ type object struct {
 	h    *storage.ObjectHandle
 	size int64
 	uri  string
-	read int64
+	read atomic.Int64
 }
 
 func (o *object) Size() int64      { return o.size }
-func (o *object) BytesRead() int64 { return o.read }
+func (o *object) BytesRead() int64 { return o.read.Load() }
 func (o *object) Close() error     { return nil }
 
-// ReadAt reads len(p) bytes at off with one range request. It is not safe
-// for concurrent use (BytesRead is a plain counter).
+// ReadAt reads len(p) bytes at off with one range request. Safe for
+// concurrent use (io.ReaderAt).
 func (o *object) ReadAt(p []byte, off int64) (n int, err error) {
 	if off < 0 {
 		return 0, fmt.Errorf("gcs: ReadAt(%s): negative offset", o.uri)
@@ -296,7 +297,7 @@ func (o *object) ReadAt(p []byte, off int64) (n int, err error) {
 	}
 	defer r.Close()
 	n, err = io.ReadFull(r, p[:want])
-	o.read += int64(n)
+	o.read.Add(int64(n))
 	if err != nil {
 		return n, fmt.Errorf("gcs: ReadAt(%s, %d): %w", o.uri, off, translate(err))
 	}
