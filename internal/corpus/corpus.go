@@ -54,7 +54,7 @@ const (
 const MetadataKey = "foldcorpus.accounting"
 
 // RowGroupRows is the number of rows per output row group.
-const RowGroupRows = 256
+const RowGroupRows = 128
 
 // Accounting is a shard's record of what happened to its rows:
 // RowsIn = DocsOut + sum(Filtered) + Skipped.
