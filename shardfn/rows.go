@@ -18,7 +18,10 @@ import (
 // processRow fetches (URI mode) or takes (inline mode) row i's input, parses
 // it and generates its outcome. It never panics on bad input: a failure is
 // returned in rowOut.err as a *RowError.
-func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, rows *manifest.Rows, i int, passIdx []int) (o rowOut) {
+//
+// fetchSem, when not nil, bounds the fetches in flight: it is held only
+// around the object read, so parsing and generating never hold a fetch slot.
+func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, rows *manifest.Rows, i int, passIdx []int, fetchSem chan struct{}) (o rowOut) {
 	vals := rows.Values[i]
 	o.entryID = entryID(vals[0])
 	rowNum := rows.First + int64(i)
@@ -47,10 +50,20 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 				return fail("fetch", derrors.Permanent(fmt.Errorf("empty %s", msg.URIColumn)))
 			}
 			o.structure = uri
+			if fetchSem != nil {
+				select {
+				case fetchSem <- struct{}{}:
+				case <-ctx.Done():
+					return fail("fetch", ctx.Err())
+				}
+			}
 			start := time.Now()
 			var err error
 			data, err = deps.Store.ReadAll(ctx, uri)
 			o.fetch = time.Since(start)
+			if fetchSem != nil {
+				<-fetchSem
+			}
 			if errors.Is(err, derrors.ErrNotFound) && msg.LenientMissing {
 				o.skipped = true
 				return o
@@ -104,10 +117,12 @@ func generateSafely(f format.Format, in format.Input) (res format.Result, err er
 	return f.Generate(in)
 }
 
-// fetchPool processes the rows with at most FetchConcurrency in flight and
-// hands the outcomes to consume strictly in input order. At most
-// 2*FetchConcurrency outcomes wait to be consumed, which bounds memory. The
-// first failing row in input order stops the pool and is returned.
+// fetchPool processes the rows with at most FetchConcurrency fetches in
+// flight and hands the outcomes to consume strictly in input order. Parsing
+// and generating happen outside the fetch slots, so the fetches stay busy
+// while the CPU works. At most 2*FetchConcurrency rows are in flight or
+// waiting to be consumed, which bounds memory. The first failing row in
+// input order stops the pool and is returned.
 func fetchPool(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, batches []*manifest.Rows, passIdx []int, consume func(rowOut) error) error {
 	conc := deps.FetchConcurrency
 	if conc <= 0 {
@@ -132,7 +147,8 @@ func fetchPool(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 	defer cancel()
 	window := make(chan struct{}, 2*conc)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(conc)
+	g.SetLimit(2 * conc)
+	fetchSem := make(chan struct{}, conc)
 	producerDone := make(chan struct{})
 	go func() {
 		defer close(producerDone)
@@ -143,7 +159,7 @@ func fetchPool(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 				return
 			}
 			g.Go(func() error {
-				slots[i] <- processRow(gctx, deps, msg, f, r.rows, r.i, passIdx)
+				slots[i] <- processRow(gctx, deps, msg, f, r.rows, r.i, passIdx, fetchSem)
 				return nil
 			})
 		}

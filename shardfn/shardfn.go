@@ -315,7 +315,7 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				o := processRow(ctx, deps, msg, f, r, i, passIdx)
+				o := processRow(ctx, deps, msg, f, r, i, passIdx, nil)
 				if o.err != nil {
 					return o.err
 				}
