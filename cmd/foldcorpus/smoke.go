@@ -112,7 +112,20 @@ func runSmoke(ctx context.Context, args []string) error {
 	wall := time.Duration(float64(total) / (float64(projWorkers) * dps) * float64(time.Second))
 	cost := float64(projWorkers) * wall.Hours() * *price
 	fmt.Printf("  full manifest: %d rows in %d shards; with %d workers: >= %s wall-clock (n_docs / (workers x docs_per_s), a lower bound: no stragglers, no startup)\n",
-		total, len(pf.Messages), projWorkers, wall.Round(10*time.Millisecond))
+		total, len(pf.Messages), projWorkers, roundDur(wall))
 	fmt.Printf("  cost >= %d workers x %.3f h x $%.3f/worker-hour = $%.2f (lower bound)\n", projWorkers, wall.Hours(), *price, cost)
 	return nil
+}
+
+// roundDur keeps three significant digits or so, without hiding small values.
+func roundDur(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d
 }
