@@ -113,7 +113,7 @@ func runSmoke(ctx context.Context, args []string) error {
 	cost := float64(projWorkers) * wall.Hours() * *price
 	fmt.Printf("  full manifest: %d rows in %d shards; with %d workers: >= %s wall-clock (n_docs / (workers x docs_per_s), a lower bound: no stragglers, no startup)\n",
 		total, len(pf.Messages), projWorkers, roundDur(wall))
-	fmt.Printf("  cost >= %d workers x %.3f h x $%.3f/worker-hour = $%.2f (lower bound)\n", projWorkers, wall.Hours(), *price, cost)
+	fmt.Printf("  cost >= %d workers x %.3g h x $%.3g/worker-hour = $%.3g (lower bound)\n", projWorkers, wall.Hours(), *price, cost)
 	return nil
 }
 
