@@ -69,7 +69,10 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 				return o
 			}
 			if err != nil {
-				if !errors.Is(err, derrors.ErrTransient) {
+				switch {
+				case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
+					err = derrors.Transient(err)
+				case !errors.Is(err, derrors.ErrTransient):
 					err = derrors.Permanent(err)
 				}
 				return fail("fetch", err)

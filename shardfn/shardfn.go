@@ -143,7 +143,9 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return res, err // interrupted: the claim expires, a rerun redoes the shard
+			// Interrupted: the claim expires and a redelivery or rerun redoes
+			// the shard.
+			return res, derrors.Transient(err)
 		}
 		shard.Error = err.Error()
 		var re *RowError
