@@ -279,3 +279,25 @@ func TestFetchPoolOverlapsAndKeepsOrder(t *testing.T) {
 		t.Errorf("timing = %+v, want 40 rows and >= 800ms of summed fetch time", res.Timing)
 	}
 }
+
+func TestProcessCancelledIsTransient(t *testing.T) {
+	var rows []row
+	for i := 0; i < 20; i++ {
+		rows = append(rows, row{fmt.Sprintf("R%02d", i), "data_x"})
+	}
+	p, deps, _ := setup(t, rows, false, func(s localblob.Store) *faultblob.Store { return faultblob.New(s, 50*time.Millisecond) })
+	deps.FetchConcurrency = 2
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	_, err := shardfn.Process(ctx, deps, p.Messages[0])
+	if !errors.Is(err, derrors.ErrTransient) {
+		t.Fatalf("Process under a cancelled context = %v, want a transient error", err)
+	}
+	shards, _ := deps.Ledger.Shards(context.Background(), p.Run.ID)
+	if shards[0].Status == ledger.Failed {
+		t.Errorf("an interrupted shard was recorded as failed: %+v", shards[0])
+	}
+	if _, err := os.Stat(p.Messages[0].Output); err == nil {
+		t.Errorf("an interrupted shard left an output")
+	}
+}
