@@ -114,7 +114,7 @@ func cells(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 		dim[d] = int(n)
 		total *= n
 	}
-	if total > float64(8*len(pts)+4096) {
+	if total > float64(32*len(pts)+1<<16) {
 		return sparseCells(pts, side, cutoff, keep)
 	}
 	ncell := dim[0] * dim[1] * dim[2]

@@ -279,7 +279,7 @@ func scanLoopValues(l *lexer, k tokKind, sp span, ncol int, atoms bool, t *table
 				break
 			}
 			q := p + 1
-			for q < n && printTab[data[q]] {
+			for q < n && data[q]-'!' < '~'-'!'+1 {
 				q++
 			}
 			if (q < n && !wsTab[data[q]]) || (q-p >= 5 && maybeKeyword(data[p:q])) {
