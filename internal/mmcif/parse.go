@@ -231,13 +231,9 @@ func maybeKeyword(t []byte) bool {
 	return false
 }
 
-// wsTab marks CIF whitespace; printTab marks printable ASCII (what an
-// unquoted value may contain after its first byte).
-var wsTab, printTab = func() (ws, pr [256]bool) {
+// wsTab marks CIF whitespace.
+var wsTab = func() (ws [256]bool) {
 	ws[' '], ws['\t'], ws['\n'], ws['\r'] = true, true, true, true
-	for c := '!'; c <= '~'; c++ {
-		pr[c] = true
-	}
 	return
 }()
 
