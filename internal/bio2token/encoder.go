@@ -11,12 +11,15 @@ import (
 )
 
 // NewBackend returns the GoMLX backend named by spec: "go" is the pure-Go
-// CPU backend (forced onto one DotGeneral algorithm, so that results do not
-// depend on the batch shape); "xla:tpu", "xla:cuda" need a binary built
-// with the xla backend registered and the PJRT plugin installed.
+// CPU backend, forced onto one DotGeneral algorithm (so that results do
+// not depend on the batch shape) and onto sequential op execution within a
+// run (its parallel mode races on buffer ownership under the race
+// detector; device workers still run batches in parallel); "xla:tpu",
+// "xla:cuda" need a binary built with the xla backend registered and the
+// PJRT plugin installed.
 func NewBackend(spec string) (b backends.Backend, err error) {
 	if spec == "" || spec == "go" {
-		spec = "go:dotgeneral_small"
+		spec = "go:dotgeneral_small,ops_sequential"
 	}
 	defer func() {
 		if r := recover(); r != nil { // NewWithConfig panics on an unknown backend
