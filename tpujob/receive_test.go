@@ -42,6 +42,7 @@ type ackWatch struct {
 	srv      *pstest.Server
 	ids      map[string]string // output URI -> message id
 	mu       sync.Mutex
+	msgMu    sync.Mutex
 	creates  map[string]int
 	ackedPre []string
 }
@@ -49,7 +50,7 @@ type ackWatch struct {
 func (a *ackWatch) Create(ctx context.Context, uri string, data []byte) error {
 	a.mu.Lock()
 	if id, ok := a.ids[uri]; ok {
-		if m := a.srv.Message(id); m != nil && m.Acks > 0 {
+		if acks, _ := a.message(id); acks > 0 {
 			a.ackedPre = append(a.ackedPre, uri)
 		}
 	}
@@ -61,6 +62,17 @@ func (a *ackWatch) Create(ctx context.Context, uri string, data []byte) error {
 		a.mu.Unlock()
 	}
 	return err
+}
+
+// message returns a message's acks and deliveries. pstest's Message
+// updates the returned struct in place, so calls are serialized here.
+func (a *ackWatch) message(id string) (acks, deliveries int) {
+	a.msgMu.Lock()
+	defer a.msgMu.Unlock()
+	if m := a.srv.Message(id); m != nil {
+		return m.Acks, m.Deliveries
+	}
+	return 0, 0
 }
 
 // TestPubSubRequestsToDocuments: requests published to a pstest topic come
@@ -114,7 +126,7 @@ func TestPubSubRequestsToDocuments(t *testing.T) {
 	for {
 		acked := 0
 		for _, id := range watch.ids {
-			if m := srv.Message(id); m != nil && m.Acks > 0 {
+			if acks, _ := watch.message(id); acks > 0 {
 				acked++
 			}
 		}
@@ -142,7 +154,7 @@ func TestPubSubRequestsToDocuments(t *testing.T) {
 		if n := watch.creates[uri]; n != 1 {
 			t.Errorf("%s written %d times, want once", uri, n)
 		}
-		if m := srv.Message(id); m.Deliveries > 1 {
+		if _, deliveries := watch.message(id); deliveries > 1 {
 			redelivered++
 		}
 	}
