@@ -58,6 +58,10 @@ resource "google_cloudfunctions2_function" "planner" {
     runtime         = var.go_runtime
     entry_point     = "Planner"
     service_account = google_service_account.build.id
+    # cgo: contacts-and-distances-v2 draws through glibc's log/sin/cos to
+    # match CPython bit for bit (internal/pyrandom); a build without cgo
+    # refuses to write that format rather than risk different documents.
+    environment_variables = { CGO_ENABLED = "1" }
     source {
       storage_source {
         bucket = google_storage_bucket.source.name
@@ -86,6 +90,10 @@ resource "google_cloudfunctions2_function" "shardfn" {
     runtime         = var.go_runtime
     entry_point     = "ShardFn"
     service_account = google_service_account.build.id
+    # cgo: contacts-and-distances-v2 draws through glibc's log/sin/cos to
+    # match CPython bit for bit (internal/pyrandom); a build without cgo
+    # refuses to write that format rather than risk different documents.
+    environment_variables = { CGO_ENABLED = "1" }
     source {
       storage_source {
         bucket = google_storage_bucket.source.name
@@ -129,6 +137,10 @@ resource "google_cloudfunctions2_function" "deadletter" {
     runtime         = var.go_runtime
     entry_point     = "DeadLetter"
     service_account = google_service_account.build.id
+    # cgo: contacts-and-distances-v2 draws through glibc's log/sin/cos to
+    # match CPython bit for bit (internal/pyrandom); a build without cgo
+    # refuses to write that format rather than risk different documents.
+    environment_variables = { CGO_ENABLED = "1" }
     source {
       storage_source {
         bucket = google_storage_bucket.source.name

@@ -264,6 +264,11 @@ func TestFunctionsMatchConfig(t *testing.T) {
 		if rt := m.eval(t, bc.Attributes["runtime"].Expr).AsString(); !regexp.MustCompile(`^go1[0-9]+$`).MatchString(rt) {
 			t.Errorf("function %s: runtime %s, want goNNN", name, rt)
 		}
+		if benv, ok := bc.Attributes["environment_variables"]; !ok {
+			t.Errorf("function %s: build_config sets no CGO_ENABLED=1 (pyrandom needs glibc's libm through cgo)", name)
+		} else if v := m.eval(t, benv.Expr).AsValueMap()["CGO_ENABLED"]; v.IsNull() || v.AsString() != "1" {
+			t.Errorf("function %s: build CGO_ENABLED = %v, want \"1\"", name, v)
+		}
 		if cpu := m.eval(t, sc.Attributes["available_cpu"].Expr).AsString(); cpu != "1" {
 			t.Errorf("function %s: %s vCPU, want 1", name, cpu)
 		}
