@@ -232,6 +232,9 @@ func TestShardFnFailures(t *testing.T) {
 		t.Fatalf("ShardFn with a transient read error = %v, want a transient error", err)
 	}
 	fx.store.Transient = ""
+	if shards, _ := fx.led.Shards(ctx, runID); shards[0].Status != ledger.Pending || shards[0].Error != "" || !strings.Contains(shards[0].LastError, "503") {
+		t.Errorf("after a transient failure: %+v, want pending (not failed) with the cause as last error", shards[0])
+	}
 
 	// Invalid messages are acknowledged and never processed.
 	bad := []struct {
@@ -275,6 +278,36 @@ func TestShardFnFailures(t *testing.T) {
 	shards, _ = fx.led.Shards(ctx, runID)
 	if shards[0].Status != ledger.Done {
 		t.Errorf("after a dead letter of a done shard: %+v", shards[0])
+	}
+}
+
+// TestDeadLetterAfterTransientFailures: a shard that failed transiently on
+// every delivery is pending with its last error; the dead letter marks it
+// dead-lettered with the delivery count and that error.
+func TestDeadLetterAfterTransientFailures(t *testing.T) {
+	files := testcorpus.Files(t, "afdb")[:1]
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.upload(t, "runs/d.parquet", files)
+	if err := fx.s.Planner(ctx, finalized("manifests", "runs/d.parquet", 1700000000000001, fx.now)); err != nil {
+		t.Fatal(err)
+	}
+	msg := fx.pub.msgs[0]
+	fx.store.Transient = "/cif/"
+	for range 2 {
+		if err := fx.s.ShardFn(ctx, published(t, msg, fx.now)); !errors.Is(err, derrors.ErrTransient) {
+			t.Fatalf("ShardFn = %v, want a transient error", err)
+		}
+	}
+	dl, _ := pubsubq.Encode(msg)
+	dl.Attributes[AttrDeadLetterCount] = "2"
+	if err := fx.s.DeadLetter(ctx, pubsubEvent(dl.Data, dl.Attributes, fx.now)); err != nil {
+		t.Fatal(err)
+	}
+	shards, _ := fx.led.Shards(ctx, msg.RunID)
+	if s := shards[0]; s.Status != ledger.DeadLettered || s.Attempts != 2 ||
+		!strings.Contains(s.Error, "dead-lettered after 2 delivery attempts; last error: ") || !strings.Contains(s.Error, "503") {
+		t.Errorf("dead-lettered shard = %+v, want attempts 2 and the delivery count with the last transient error", s)
 	}
 }
 

@@ -119,8 +119,8 @@ const (
 )
 
 // DeadLetter handles a message of the dead-letter topic: the shard it names
-// is marked dead-lettered (keeping the last recorded error) unless it is
-// done. Always acknowledges, except when the ledger cannot be written
+// is marked dead-lettered (keeping the last recorded error: the permanent
+// one, else the last transient one) unless it is done. Always acknowledges, except when the ledger cannot be written
 // (transient: redelivered).
 func (s *Server) DeadLetter(ctx context.Context, e event.Event) error {
 	ctx = eventContext(ctx, e)
@@ -142,9 +142,15 @@ func (s *Server) DeadLetter(ctx context.Context, e event.Event) error {
 	}
 	rec := ledger.Shard{RunID: msg.RunID, Index: msg.Shard, Status: ledger.DeadLettered, Error: cause}
 	if shards, err := s.deps.Ledger.Shards(ctx, msg.RunID); err == nil && msg.Shard < len(shards) {
-		if last := shards[msg.Shard]; last.Error != "" {
+		// A shard that failed permanently has its cause in Error; one that
+		// failed transiently on every attempt was released back to pending
+		// with the cause in LastError.
+		switch last := shards[msg.Shard]; {
+		case last.Error != "":
 			rec.Error = cause + "; last error: " + last.Error
 			rec.EntryID = last.EntryID
+		case last.LastError != "":
+			rec.Error = cause + "; last error: " + last.LastError
 		}
 	}
 	switch err := s.deps.Ledger.Fail(ctx, rec); {

@@ -100,9 +100,11 @@ func (e *RowError) Unwrap() error { return e.Err }
 
 // Process runs one shard (see the package doc). It returns a nil error when
 // the shard is done (now or before). A returned error wrapping
-// derrors.ErrTransient is worth a redelivery; one wrapping
-// derrors.ErrPermanent has been recorded as failed in the ledger and will not
-// heal. A cancelled ctx leaves the claim to expire.
+// derrors.ErrTransient is worth a redelivery: the shard has been released
+// back to pending in the ledger (Ledger.Release, the cause kept as its last
+// error), never recorded as failed. One wrapping derrors.ErrPermanent has
+// been recorded as failed in the ledger and will not heal. A cancelled ctx
+// leaves the claim to expire.
 func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result, err error) {
 	defer derrors.Wrap(&err, "shardfn.Process(%s, shard %d)", msg.RunID, msg.Shard)
 	start := time.Now()
@@ -148,6 +150,14 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 			return res, derrors.Transient(err)
 		}
 		shard.Error = err.Error()
+		if errors.Is(err, derrors.ErrTransient) {
+			// A redelivery will retry: the shard goes back to pending
+			// (never shown as failed), the cause kept as its last error.
+			if rerr := deps.Ledger.Release(ctx, shard); rerr != nil {
+				return res, errors.Join(err, rerr)
+			}
+			return res, err
+		}
 		var re *RowError
 		if errors.As(err, &re) {
 			shard.EntryID = re.EntryID
@@ -156,10 +166,7 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 		if ferr := deps.Ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
 			return res, errors.Join(err, ferr)
 		}
-		if !errors.Is(err, derrors.ErrTransient) {
-			err = derrors.Permanent(err)
-		}
-		return res, err
+		return res, derrors.Permanent(err)
 	}
 	sum := sha256.Sum256(data)
 	shard.Counts = counts(acc)

@@ -236,9 +236,16 @@ func TestProcessTransient(t *testing.T) {
 	if !errors.Is(err, derrors.ErrTransient) || errors.Is(err, derrors.ErrPermanent) {
 		t.Fatalf("Process = %v, want a transient error", err)
 	}
-	// The shard can be claimed again (redelivery).
-	if _, err := deps.Ledger.Claim(context.Background(), p.Run.ID, 0, time.Minute); err != nil {
-		t.Fatalf("reclaim after transient failure: %v", err)
+	// Released, not failed: status must not list a shard that a redelivery
+	// will retry; the cause is kept as its last error.
+	shards, _ := deps.Ledger.Shards(context.Background(), p.Run.ID)
+	if s := shards[0]; s.Status != ledger.Pending || s.Error != "" || !strings.Contains(s.LastError, "B.cif") || s.Attempts != 1 || !s.Lease.IsZero() {
+		t.Errorf("ledger shard after a transient failure = %+v, want pending, attempts 1, no lease, last error naming B.cif", s)
+	}
+	// The shard can be claimed again at once (redelivery), not only after
+	// the lease would have expired.
+	if s, err := deps.Ledger.Claim(context.Background(), p.Run.ID, 0, time.Minute); err != nil || s.Attempts != 2 {
+		t.Fatalf("reclaim after transient failure = %+v, %v; want attempt 2", s, err)
 	}
 }
 

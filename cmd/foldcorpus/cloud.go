@@ -140,6 +140,10 @@ func cloudStatusTo(ctx context.Context, w io.Writer, l *firestoreledger.Ledger, 
 			if now.After(s.Lease) {
 				fmt.Fprintf(w, "  stalled shard %05d (running, lease expired %s ago, attempts %d)\n", s.Index, now.Sub(s.Lease).Round(time.Second), s.Attempts)
 			}
+		case ledger.Pending:
+			if s.LastError != "" { // released after a transient failure; Pub/Sub redelivers it
+				fmt.Fprintf(w, "  retrying shard %05d (pending, attempts %d): last error: %s\n", s.Index, s.Attempts, s.LastError)
+			}
 		}
 	}
 	if left == 0 {

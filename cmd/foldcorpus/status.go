@@ -91,6 +91,10 @@ func printRunStatus(r ledger.Run, shards []ledger.Shard) bool {
 		case ledger.Failed, ledger.DeadLettered:
 			fmt.Printf("  %s shard %05d (attempts %d, entry %s): %s\n", s.Status, s.Index, s.Attempts, orDash(s.EntryID), s.Error)
 		case ledger.Pending, ledger.Running:
+			if s.LastError != "" { // released after a transient failure
+				fmt.Printf("  missing shard %05d (%s, attempts %d): last error: %s\n", s.Index, s.Status, s.Attempts, s.LastError)
+				continue
+			}
 			fmt.Printf("  missing shard %05d (%s, attempts %d)\n", s.Index, s.Status, s.Attempts)
 		}
 	}

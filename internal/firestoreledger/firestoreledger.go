@@ -87,6 +87,7 @@ type shardDoc struct {
 	SHA256   string           `firestore:"sha256"`
 	EntryID  string           `firestore:"entry_id"`
 	Error    string           `firestore:"error"`
+	LastErr  string           `firestore:"last_error"`
 	Started  time.Time        `firestore:"started"`
 	Finished time.Time        `firestore:"finished"`
 	Updated  time.Time        `firestore:"updated"`
@@ -96,7 +97,8 @@ func toShard(d shardDoc) ledger.Shard {
 	return ledger.Shard{
 		RunID: d.RunID, Index: d.Index, Status: ledger.Status(d.Status), Attempts: d.Attempts, Lease: d.Lease,
 		Counts: ledger.Counts{RowsIn: d.RowsIn, DocsOut: d.DocsOut, Filtered: d.Filtered, Skipped: d.Skipped},
-		Output: d.Output, SHA256: d.SHA256, EntryID: d.EntryID, Error: d.Error, Started: d.Started, Finished: d.Finished,
+		Output: d.Output, SHA256: d.SHA256, EntryID: d.EntryID, Error: d.Error, LastError: d.LastErr,
+		Started: d.Started, Finished: d.Finished,
 	}
 }
 
@@ -104,8 +106,8 @@ func fromShard(s ledger.Shard, now time.Time) shardDoc {
 	return shardDoc{
 		RunID: s.RunID, Index: s.Index, Status: string(s.Status), Attempts: s.Attempts, Lease: s.Lease,
 		RowsIn: s.Counts.RowsIn, DocsOut: s.Counts.DocsOut, Filtered: s.Counts.Filtered, Skipped: s.Counts.Skipped,
-		Output: s.Output, SHA256: s.SHA256, EntryID: s.EntryID, Error: s.Error, Started: s.Started, Finished: s.Finished,
-		Updated: now,
+		Output: s.Output, SHA256: s.SHA256, EntryID: s.EntryID, Error: s.Error, LastErr: s.LastError,
+		Started: s.Started, Finished: s.Finished, Updated: now,
 	}
 }
 
@@ -244,7 +246,7 @@ func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 }
 
 // finish writes s as the shard's final record in a transaction, keeping its
-// attempts and start time and clearing the lease. A shard already done is
+// attempts, start time and last transient error and clearing the lease. A shard already done is
 // left as it is and ifDone is returned.
 func (l *Ledger) finish(ctx context.Context, s ledger.Shard, ifDone error) error {
 	ref := l.shardRef(s.RunID, s.Index)
@@ -259,11 +261,40 @@ func (l *Ledger) finish(ctx context.Context, s ledger.Shard, ifDone error) error
 		now := l.now().UTC()
 		s.Attempts = old.Attempts
 		s.Started = old.Started
+		s.LastError = old.LastErr
 		s.Lease = time.Time{}
 		if s.Finished.IsZero() {
 			s.Finished = now
 		}
 		return tx.Set(ref, fromShard(s, now))
+	}))
+}
+
+// Release puts a running shard back to pending after a transient failure,
+// in a transaction (see ledger.Ledger): lease cleared, attempts kept,
+// s.Error recorded as last_error. A shard not running under the caller's
+// claim (same attempts) is left as it is and Release returns nil.
+func (l *Ledger) Release(ctx context.Context, s ledger.Shard) (err error) {
+	defer derrors.Wrap(&err, "firestoreledger.Release(%s, %d)", s.RunID, s.Index)
+	ref := l.shardRef(s.RunID, s.Index)
+	return translate(l.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		old, err := getShard(tx, ref)
+		if err != nil {
+			return err
+		}
+		if old.Status != string(ledger.Running) || old.Attempts != s.Attempts {
+			return nil
+		}
+		now := l.now().UTC()
+		old.Status = string(ledger.Pending)
+		old.Lease = time.Time{}
+		old.Error, old.EntryID = "", ""
+		old.LastErr = s.Error
+		if old.LastErr == "" {
+			old.LastErr = "transient failure"
+		}
+		old.Updated = now
+		return tx.Set(ref, old)
 	}))
 }
 

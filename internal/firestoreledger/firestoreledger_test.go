@@ -99,20 +99,30 @@ func TestShardLifecycle(t *testing.T) {
 			_, err := l.Claim(ctx, runID, 0, time.Minute)
 			return err
 		}, nil, ledger.Running, 2},
+		{"release a stale claim (no change)", func() error {
+			return l.Release(ctx, ledger.Shard{RunID: runID, Index: 0, Attempts: 1, Error: "stale"})
+		}, nil, ledger.Running, 2},
+		{"release (transient failure)", func() error {
+			return l.Release(ctx, ledger.Shard{RunID: runID, Index: 0, Attempts: 2, Error: "gcs: 503"})
+		}, nil, ledger.Pending, 2},
+		{"claim a released shard (redelivery)", func() error { _, err := l.Claim(ctx, runID, 0, time.Minute); return err }, nil, ledger.Running, 3},
 		{"fail (poison row)", func() error {
 			return l.Fail(ctx, ledger.Shard{RunID: runID, Index: 0, EntryID: "AF-X", Error: "parse: truncated"})
-		}, nil, ledger.Failed, 2},
-		{"claim a failed shard (rerun)", func() error { _, err := l.Claim(ctx, runID, 0, time.Minute); return err }, nil, ledger.Running, 3},
+		}, nil, ledger.Failed, 3},
+		{"release a failed shard (no change)", func() error {
+			return l.Release(ctx, ledger.Shard{RunID: runID, Index: 0, Attempts: 3})
+		}, nil, ledger.Failed, 3},
+		{"claim a failed shard (rerun)", func() error { _, err := l.Claim(ctx, runID, 0, time.Minute); return err }, nil, ledger.Running, 4},
 		{"complete", func() error {
 			return l.Complete(ctx, ledger.Shard{RunID: runID, Index: 0, Counts: counts, Output: "gs://out/p-00000-of-00002.parquet", SHA256: "ab"})
-		}, nil, ledger.Done, 3},
+		}, nil, ledger.Done, 4},
 		{"complete again (kept first)", func() error {
 			return l.Complete(ctx, ledger.Shard{RunID: runID, Index: 0, Counts: ledger.Counts{RowsIn: 1}})
-		}, nil, ledger.Done, 3},
-		{"claim a done shard", func() error { _, err := l.Claim(ctx, runID, 0, time.Minute); return err }, derrors.ErrAlreadyDone, ledger.Done, 3},
+		}, nil, ledger.Done, 4},
+		{"claim a done shard", func() error { _, err := l.Claim(ctx, runID, 0, time.Minute); return err }, derrors.ErrAlreadyDone, ledger.Done, 4},
 		{"dead-letter a done shard", func() error {
 			return l.Fail(ctx, ledger.Shard{RunID: runID, Index: 0, Status: ledger.DeadLettered})
-		}, derrors.ErrAlreadyDone, ledger.Done, 3},
+		}, derrors.ErrAlreadyDone, ledger.Done, 4},
 	}
 	for _, st := range steps {
 		err := st.do()
@@ -128,7 +138,7 @@ func TestShardLifecycle(t *testing.T) {
 		}
 	}
 	shards, _ := l.Shards(ctx, runID)
-	if s := shards[0]; s.Counts.RowsIn != 20 || s.Counts.DocsOut != 18 || s.Counts.Filtered["multi_chain"] != 2 || s.SHA256 != "ab" || s.Output == "" || s.EntryID != "" {
+	if s := shards[0]; s.Counts.RowsIn != 20 || s.Counts.DocsOut != 18 || s.Counts.Filtered["multi_chain"] != 2 || s.SHA256 != "ab" || s.Output == "" || s.EntryID != "" || s.LastError != "gcs: 503" {
 		t.Errorf("done shard = %+v", s)
 	}
 

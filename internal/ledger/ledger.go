@@ -51,8 +51,12 @@ type Shard struct {
 	SHA256   string    `json:"sha256,omitempty"`   // of the output object
 	EntryID  string    `json:"entry_id,omitempty"` // failing row, when failed
 	Error    string    `json:"error,omitempty"`
-	Started  time.Time `json:"started,omitempty"`
-	Finished time.Time `json:"finished,omitempty"`
+	// LastError is the cause of the latest transient failure (set by
+	// Release). It survives later claims and completion, so a shard that
+	// is dead-lettered after repeated transient failures still shows why.
+	LastError string    `json:"last_error,omitempty"`
+	Started   time.Time `json:"started,omitempty"`
+	Finished  time.Time `json:"finished,omitempty"`
 }
 
 // Ledger records runs and shards.
@@ -71,7 +75,17 @@ type Ledger interface {
 	// Complete marks the shard done with its counts and output. Idempotent.
 	Complete(ctx context.Context, s Shard) error
 	// Fail marks the shard failed (or dead-lettered) with the cause.
+	// Only for permanent failures: the shard will not heal by itself.
 	Fail(ctx context.Context, s Shard) error
+	// Release gives up a claim after a transient failure (the message is
+	// redelivered): the shard goes back to pending with its lease cleared,
+	// keeping its attempts, and s.Error is recorded as LastError (Error and
+	// EntryID stay empty: the shard has not failed). It acts only while the
+	// shard is still running under the caller's claim (s.Attempts equal to
+	// the recorded attempts); otherwise (done, failed, or claimed again by
+	// another worker after the lease expired) it changes nothing and
+	// returns nil. Safe to repeat.
+	Release(ctx context.Context, s Shard) error
 	// Shards returns every shard record of the run, ordered by index.
 	Shards(ctx context.Context, runID string) ([]Shard, error)
 }

@@ -256,6 +256,7 @@ func (l *Ledger) Complete(ctx context.Context, s ledger.Shard) (err error) {
 	s.Status = ledger.Done
 	s.Attempts = old.Attempts
 	s.Started = old.Started
+	s.LastError = old.LastError
 	s.Lease = time.Time{}
 	s.Error, s.EntryID = "", ""
 	if s.Finished.IsZero() {
@@ -282,11 +283,37 @@ func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 	}
 	s.Attempts = old.Attempts
 	s.Started = old.Started
+	s.LastError = old.LastError
 	s.Lease = time.Time{}
 	if s.Finished.IsZero() {
 		s.Finished = l.now()
 	}
 	return l.append(entry{Shard: &s})
+}
+
+// Release puts a running shard back to pending after a transient failure
+// (see ledger.Ledger): lease cleared, attempts kept, s.Error recorded as
+// LastError. A shard not running under the caller's claim (s.Attempts) is
+// left as it is.
+func (l *Ledger) Release(ctx context.Context, s ledger.Shard) (err error) {
+	defer derrors.Wrap(&err, "localledger.Release(%s, %d)", s.RunID, s.Index)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	old, ok := l.shards[key{s.RunID, s.Index}]
+	if !ok {
+		return derrors.ErrNotFound
+	}
+	if old.Status != ledger.Running || old.Attempts != s.Attempts {
+		return nil
+	}
+	old.Status = ledger.Pending
+	old.Lease = time.Time{}
+	old.Error, old.EntryID = "", ""
+	old.LastError = s.Error
+	if old.LastError == "" {
+		old.LastError = "transient failure"
+	}
+	return l.append(entry{Shard: &old})
 }
 
 // Shards returns the run's shard records ordered by index.

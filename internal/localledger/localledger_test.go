@@ -83,3 +83,68 @@ func TestLifecycleAndReplay(t *testing.T) {
 		t.Errorf("Snapshot = %v, %v, %v", runs, snap, err)
 	}
 }
+
+// TestRelease: a transient failure puts the shard back to pending with its
+// cause as LastError, which survives the next claim, completion and replay;
+// a stale claim (another worker took over) releases nothing.
+func TestRelease(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.CreateRun(ctx, ledger.Run{ID: "r1", Shards: 2}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Claim(ctx, "r1", 0, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Error = "gcs: 503 backend error"
+	if err := l.Release(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string, want ledger.Status, attempts int, lastErr string) {
+		t.Helper()
+		shards, _ := l.Shards(ctx, "r1")
+		got := shards[0]
+		if got.Status != want || got.Attempts != attempts || got.LastError != lastErr || got.Error != "" || !got.Lease.IsZero() {
+			t.Errorf("%s: shard = %+v, want %s, attempts %d, last error %q, no error, no lease", step, got, want, attempts, lastErr)
+		}
+	}
+	check("released", ledger.Pending, 1, "gcs: 503 backend error")
+	if err := l.Release(ctx, s); err != nil { // repeated: no change
+		t.Fatal(err)
+	}
+	check("released twice", ledger.Pending, 1, "gcs: 503 backend error")
+	s2, err := l.Claim(ctx, "r1", 0, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx, s); err != nil { // the first claim is stale now
+		t.Fatal(err)
+	}
+	if shards, _ := l.Shards(ctx, "r1"); shards[0].Status != ledger.Running {
+		t.Errorf("a stale claim released the shard: %+v", shards[0])
+	}
+	if err := l.Complete(ctx, s2); err != nil {
+		t.Fatal(err)
+	}
+	check("done", ledger.Done, 2, "gcs: 503 backend error")
+	if err := l.Release(ctx, s2); err != nil {
+		t.Fatal(err)
+	}
+	check("release of a done shard", ledger.Done, 2, "gcs: 503 backend error")
+	if err := l.Release(ctx, ledger.Shard{RunID: "r1", Index: 9}); !errors.Is(err, derrors.ErrNotFound) {
+		t.Errorf("Release of an unknown shard = %v, want ErrNotFound", err)
+	}
+	l.Close()
+	_, snap, err := Snapshot(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap["r1"][0]; got.Status != ledger.Done || got.LastError != "gcs: 503 backend error" {
+		t.Errorf("after replay shard = %+v", got)
+	}
+}
