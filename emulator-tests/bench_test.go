@@ -14,8 +14,8 @@ import (
 
 // BenchmarkPublish1000 publishes 1,000 shard messages to the Pub/Sub
 // emulator one at a time (each Publish waits for its message: what a
-// planner loop over Publish does) and as one batch (PublishAll, what the
-// Planner function does).
+// planner loop over Publish did) and as one batch (PublishAll, what
+// planner.Publish does).
 //
 //	go test ./emulator-tests -run '^$' -bench Publish1000 -count 5
 func BenchmarkPublish1000(b *testing.B) {

@@ -88,9 +88,13 @@ type recorder struct {
 }
 
 func (r *recorder) Publish(ctx context.Context, m queue.ShardMessage) error {
+	return r.PublishAll(ctx, []queue.ShardMessage{m})
+}
+
+func (r *recorder) PublishAll(ctx context.Context, msgs []queue.ShardMessage) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.msgs = append(r.msgs, m)
+	r.msgs = append(r.msgs, msgs...)
 	return nil
 }
 

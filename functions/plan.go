@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"sync"
 
 	"github.com/cloudevents/sdk-go/v2/event"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
-	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/planner"
 )
 
@@ -106,21 +104,14 @@ func (s *Server) Planner(ctx context.Context, e event.Event) error {
 		return s.planFailed(ctx, log, err)
 	}
 	prepared := s.deps.Now()
-	// The planner records the run and picks the shards not done; their
-	// messages are then published together, so the client batches them
-	// (one request per 100 messages instead of a round trip each).
-	var pending collector
-	deps.Publisher = &pending
+	// Publish records the run and publishes the shards not done as one
+	// batch (one request per 100 messages instead of a round trip each).
 	if err := planner.Publish(ctx, deps, res); err != nil {
-		return s.planFailed(ctx, log, err)
-	}
-	recorded := s.deps.Now()
-	if err := publishAll(ctx, s.deps.Publisher, pending.msgs); err != nil {
 		return s.planFailed(ctx, log, err)
 	}
 	log.InfoContext(ctx, "run planned", "shards", res.Run.Shards, "published", len(res.Published), "output", spec.Output,
 		"format", res.Run.Format, "prepare_ms", prepared.Sub(start).Milliseconds(),
-		"record_ms", recorded.Sub(prepared).Milliseconds(), "publish_ms", s.deps.Now().Sub(recorded).Milliseconds())
+		"record_ms", res.RecordTime.Milliseconds(), "publish_ms", res.PublishTime.Milliseconds())
 	return nil
 }
 
@@ -174,35 +165,4 @@ func (s *Server) readSpec(ctx context.Context, uri string, generation int64) (sp
 // deadline ran out).
 func isTransient(ctx context.Context, err error) bool {
 	return errors.Is(err, derrors.ErrTransient) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil
-}
-
-// collector is a queue.Publisher that keeps the messages for publishAll.
-type collector struct {
-	mu   sync.Mutex
-	msgs []queue.ShardMessage
-}
-
-func (c *collector) Publish(ctx context.Context, m queue.ShardMessage) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.msgs = append(c.msgs, m)
-	return nil
-}
-
-// publishAll publishes msgs in one batch when the publisher can
-// (pubsubq.Publisher.PublishAll), else one by one. Not atomic: on error some
-// messages may be out; a retry of the event publishes the shards not done
-// again, and duplicates are no-ops.
-func publishAll(ctx context.Context, p queue.Publisher, msgs []queue.ShardMessage) error {
-	if b, ok := p.(interface {
-		PublishAll(context.Context, []queue.ShardMessage) error
-	}); ok {
-		return b.PublishAll(ctx, msgs)
-	}
-	for _, m := range msgs {
-		if err := p.Publish(ctx, m); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
@@ -82,7 +83,10 @@ type Result struct {
 	Output     corpus.Schema
 	// ShardRows is each shard's row count, by shard index.
 	ShardRows []int64
-	maxRows   int64
+	// RecordTime and PublishTime split Publish's wall time: recording the
+	// run in the ledger (and reading its shards), then publishing.
+	RecordTime, PublishTime time.Duration
+	maxRows                 int64
 }
 
 // FooterBytes returns the bytes read from all manifests and their total size.
@@ -243,9 +247,13 @@ func Plan(ctx context.Context, deps Deps, spec Spec) (*Result, error) {
 }
 
 // Publish records p's run in the ledger (idempotent) and publishes the
-// message of every shard that is not done, recording them in p.Published.
+// messages of every shard that is not done in one batch
+// (queue.Publisher.PublishAll), recording them in p.Published. On a publish
+// error p.Published is empty, though some messages may be out: calling
+// Publish again is safe (duplicates are no-ops for the shard workers).
 func Publish(ctx context.Context, deps Deps, p *Result) (err error) {
 	defer derrors.Wrap(&err, "planner.Publish(%s)", p.Run.ID)
+	start := time.Now()
 	if err := deps.Ledger.CreateRun(ctx, p.Run); err != nil {
 		return err
 	}
@@ -260,6 +268,8 @@ func Publish(ctx context.Context, deps Deps, p *Result) (err error) {
 		}
 	}
 	var rows int64
+	var msgs []queue.ShardMessage
+	var published []int
 	for i, m := range p.Messages {
 		if p.maxRows > 0 && rows >= p.maxRows {
 			break
@@ -268,11 +278,18 @@ func Publish(ctx context.Context, deps Deps, p *Result) (err error) {
 		if done[i] {
 			continue
 		}
-		if err := deps.Publisher.Publish(ctx, m); err != nil {
+		msgs = append(msgs, m)
+		published = append(published, i)
+	}
+	recorded := time.Now()
+	p.RecordTime = recorded.Sub(start)
+	if len(msgs) > 0 {
+		if err := deps.Publisher.PublishAll(ctx, msgs); err != nil {
 			return err
 		}
-		p.Published = append(p.Published, i)
 	}
+	p.PublishTime = time.Since(recorded)
+	p.Published = published
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/localqueue"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/planner"
 )
 
@@ -170,5 +171,81 @@ func TestPlanPublishesOnlyShardsNotDone(t *testing.T) {
 	p3, err := planner.Plan(ctx, deps, spec)
 	if err != nil || fmt.Sprint(p3.Published) != "[0]" {
 		t.Fatalf("MaxRows 5: published %v, %v; want [0] (shard 1 is done)", p3.Published, err)
+	}
+}
+
+// countingPublisher counts the calls of each form.
+type countingPublisher struct {
+	single  int
+	batches [][]int // shard indices per PublishAll call
+}
+
+func (c *countingPublisher) Publish(ctx context.Context, m queue.ShardMessage) error {
+	c.single++
+	return nil
+}
+
+func (c *countingPublisher) PublishAll(ctx context.Context, msgs []queue.ShardMessage) error {
+	var shards []int
+	for _, m := range msgs {
+		shards = append(shards, m.Shard)
+	}
+	c.batches = append(c.batches, shards)
+	return nil
+}
+
+// TestPublishOneBatch: the shards not done go out in one PublishAll call
+// (not one round trip per message), and nothing is published when all are
+// done.
+func TestPublishOneBatch(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for i := 0; i < 4; i++ {
+		write(t, filepath.Join(dir, "m", fmt.Sprintf("m%d.parquet", i)), []format.Column{id, uri}, 4, 0)
+	}
+	led, err := localledger.Open(filepath.Join(dir, "out", localledger.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	spec := planner.Spec{Manifest: filepath.Join(dir, "m", "*.parquet"), Format: "fake", Output: filepath.Join(dir, "out")}
+	for _, tc := range []struct {
+		name        string
+		done        []int
+		wantBatches string
+	}{
+		{"all shards", nil, "[[0 1 2 3]]"},
+		{"shards 1 and 3 done", []int{1, 3}, "[[0 2]]"},
+		{"all done", []int{0, 2}, "[]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pub := &countingPublisher{}
+			p, err := planner.Prepare(ctx, planner.Deps{Store: localblob.Store{}, NewFormat: newFake}, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := led.CreateRun(ctx, p.Run); err != nil {
+				t.Fatal(err)
+			}
+			for _, i := range tc.done {
+				s, _ := led.Claim(ctx, p.Run.ID, i, 0)
+				if err := led.Complete(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := planner.Publish(ctx, planner.Deps{Ledger: led, Publisher: pub}, p); err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(pub.batches); pub.single != 0 || got != tc.wantBatches {
+				t.Errorf("%d single publishes, batches %s; want 0 and %s", pub.single, got, tc.wantBatches)
+			}
+			var want []int
+			for _, b := range pub.batches {
+				want = append(want, b...)
+			}
+			if fmt.Sprint(p.Published) != fmt.Sprint(want) {
+				t.Errorf("Published = %v, want %v", p.Published, want)
+			}
+		})
 	}
 }

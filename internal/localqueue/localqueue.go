@@ -44,6 +44,22 @@ func (q *Queue) Publish(ctx context.Context, msg queue.ShardMessage) error {
 	return nil
 }
 
+// PublishAll appends msgs in order, at once (receivers see all or none of
+// them). Same rules as Publish.
+func (q *Queue) PublishAll(ctx context.Context, msgs []queue.ShardMessage) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		panic("localqueue: PublishAll after Close")
+	}
+	q.msgs = append(q.msgs, msgs...)
+	q.cond.Broadcast()
+	return nil
+}
+
 // Close marks the end of publishing: Receive returns false once the queue is
 // drained.
 func (q *Queue) Close() {

@@ -62,4 +62,9 @@ type Publisher interface {
 	// queue. Publishing the same message twice delivers it twice: consumers
 	// are idempotent through the ledger.
 	Publish(ctx context.Context, msg ShardMessage) error
+	// PublishAll sends every message of msgs (letting the queue batch them)
+	// and returns once all are accepted. Not atomic: on error, messages
+	// before the failing one may be out; publishing again is safe for the
+	// same reason as for Publish.
+	PublishAll(ctx context.Context, msgs []ShardMessage) error
 }
