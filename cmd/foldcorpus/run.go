@@ -135,19 +135,23 @@ func runRun(ctx context.Context, args []string) error {
 			fmt.Fprintf(os.Stderr, "  shard %d FAILED: %v\n", f.Shard, f.Err)
 		}
 	}
-	if err != nil {
+	incomplete := errors.Is(err, localrun.ErrIncomplete)
+	if err != nil && !incomplete {
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("interrupted; rerun the same command to resume: %w", err)
 		}
 		return err
 	}
+	// The report is written also when shards failed: its failures table
+	// (entry id and cause per failed shard) is most useful then. The run
+	// still exits non-zero.
 	fmt.Fprintf(os.Stderr, "output: %s (see `foldcorpus status %s`)\n", spec.Output, rf.out)
-	if index, err := writeReport(ctx, spec.Output); err != nil {
-		fmt.Fprintf(os.Stderr, "report: %v\n", err)
+	if index, rerr := writeReport(ctx, spec.Output); rerr != nil {
+		fmt.Fprintf(os.Stderr, "report: %v\n", rerr)
 	} else {
 		fmt.Fprintf(os.Stderr, "report: %s\n", index)
 	}
-	return nil
+	return err
 }
 
 // progress shows shards, docs, docs/s and ETA: a redrawn bar on a terminal,
