@@ -5,14 +5,21 @@
 
 locals {
   tpu_zone = "${var.region}-${var.tpu_zone_suffix}"
+  # Exactly the variables the job reads (tpujob.SettingsFromEnv; checked by
+  # infra's TestTPUJobEnvironment).
   tpujob_env = {
-    FOLDCORPUS_PROJECT               = var.project
-    FOLDCORPUS_REGION                = var.region
-    FOLDCORPUS_TOKENIZE_SUBSCRIPTION = google_pubsub_subscription.tokenize.name
-    FOLDCORPUS_OUTPUT_PREFIX         = "gs://${google_storage_bucket.output.name}/${var.output_prefix}"
-    FOLDCORPUS_FIRESTORE_DATABASE    = google_firestore_database.ledger.name
-    FOLDCORPUS_LEDGER_COLLECTION     = var.ledger_collection
-    FOLDCORPUS_LOG_LEVEL             = var.log_level
+    FOLDCORPUS_PROJECT                = var.project
+    FOLDCORPUS_TOKENIZE_SUBSCRIPTION  = google_pubsub_subscription.tokenize.name
+    FOLDCORPUS_OUTPUT_PREFIX          = "gs://${google_storage_bucket.output.name}/${var.output_prefix}"
+    FOLDCORPUS_FIRESTORE_DATABASE     = google_firestore_database.ledger.name
+    FOLDCORPUS_LEDGER_COLLECTION      = var.ledger_collection
+    FOLDCORPUS_LOG_LEVEL              = var.log_level
+    FOLDCORPUS_TOKENIZE_WEIGHTS       = var.tokenize_weights
+    FOLDCORPUS_TOKENIZE_BACKEND       = var.tokenize_backend
+    FOLDCORPUS_TOKENIZE_DEVICES       = var.tokenize_devices
+    FOLDCORPUS_TOKENIZE_RUNGS         = var.tokenize_rungs
+    FOLDCORPUS_TOKENIZE_MAX_IN_FLIGHT = var.tokenize_max_in_flight
+    FOLDCORPUS_TOKENIZE_FLUSH_AFTER   = var.tokenize_flush_after
   }
 }
 
@@ -67,6 +74,10 @@ resource "google_tpu_v2_vm" "tpujob" {
     precondition {
       condition     = var.tpujob_image != ""
       error_message = "tpujob_count > 0 needs tpujob_image (cloudbuild.yaml pushes it)."
+    }
+    precondition {
+      condition     = startswith(var.tokenize_weights, "gs://${google_storage_bucket.output.name}/${var.output_prefix}/")
+      error_message = "tpujob_count > 0 needs tokenize_weights: the bio2token checkpoint uploaded under gs://OUTPUT_BUCKET/OUTPUT_PREFIX/ (the only prefix the tpujob account reads besides staging)."
     }
   }
   depends_on = [google_project_service.apis]

@@ -208,3 +208,39 @@ variable "tpu_spot" {
   type        = bool
   default     = true
 }
+
+variable "tokenize_weights" {
+  description = "gs:// URI of the bio2token checkpoint the tokenize job loads (PyTorch Lightning file); upload it under gs://OUTPUT_BUCKET/OUTPUT_PREFIX/ (e.g. corpus/models/bio2token.ckpt), which the tpujob account can read."
+  type        = string
+  default     = ""
+}
+
+variable "tokenize_backend" {
+  description = "GoMLX backend of the tokenize job: xla:tpu on TPU VMs (needs the xla backend in the image), go for the CPU."
+  type        = string
+  default     = "xla:tpu"
+}
+
+variable "tokenize_devices" {
+  description = "Device workers per TPU VM; 0 means one per accelerator device."
+  type        = number
+  default     = 0
+}
+
+variable "tokenize_rungs" {
+  description = "Length-ladder rungs per octave between 256 and 16384 atoms (one compiled program per rung)."
+  type        = number
+  default     = 4
+}
+
+variable "tokenize_max_in_flight" {
+  description = "Shards (tokenize messages) one TPU VM handles at once; their rows share the device batches."
+  type        = number
+  default     = 16
+}
+
+variable "tokenize_flush_after" {
+  description = "How long a partial batch waits for more rows before it runs."
+  type        = string
+  default     = "500ms"
+}

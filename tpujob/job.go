@@ -106,9 +106,10 @@ func (j *Job) Stats() Stats {
 // or before: a duplicate delivery is a no-op) — only then may the message
 // be acked. The output is written create-only, so a retry after a failed
 // ledger update finds and verifies it instead of writing twice. A returned
-// error wrapping derrors.ErrTransient (a device or store failure) is worth
-// a redelivery; a permanent one (bad request or staged object) was
-// recorded as failed in the ledger.
+// error wrapping derrors.ErrTransient (a device or store failure, or ctx
+// ended: a shutdown) is worth a redelivery: the shard was released back to
+// pending (Ledger.Release, the cause as its last error). A permanent one
+// (bad request or staged object) was recorded as failed in the ledger.
 func (j *Job) Handle(ctx context.Context, req Request) (err error) {
 	defer derrors.Wrap(&err, "tpujob.Handle(%s, shard %d)", req.RunID, req.Shard)
 	if err := req.Validate(); err != nil {
@@ -127,17 +128,22 @@ func (j *Job) Handle(ctx context.Context, req Request) (err error) {
 		_, err = createOrVerify(ctx, j.store, req.Output, data)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return err // interrupted: the claim expires
-		}
 		shard.Error = err.Error()
+		if ctx.Err() != nil || errors.Is(err, derrors.ErrTransient) {
+			// Interrupted (shutdown) or transient: the shard goes back to
+			// pending (never shown as failed) so that the redelivery need
+			// not wait for the lease; the cause is kept as its last error.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if rerr := j.ledger.Release(rctx, shard); rerr != nil {
+				return errors.Join(derrors.Transient(err), rerr)
+			}
+			return derrors.Transient(err)
+		}
 		if ferr := j.ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
 			return errors.Join(err, ferr)
 		}
-		if !errors.Is(err, derrors.ErrTransient) {
-			err = derrors.Permanent(err)
-		}
-		return err
+		return derrors.Permanent(err)
 	}
 	sum := sha256.Sum256(data)
 	shard.Counts = ledger.Counts{RowsIn: acc.RowsIn, DocsOut: acc.DocsOut, Filtered: acc.Filtered, Skipped: acc.Skipped}

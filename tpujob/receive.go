@@ -3,6 +3,7 @@ package tpujob
 import (
 	"context"
 	"errors"
+	"time"
 
 	"cloud.google.com/go/pubsub/v2"
 
@@ -16,17 +17,35 @@ import (
 // failure that the ledger recorded (redelivery cannot heal it; a malformed
 // message is acked for the same reason). Any other failure nacks it, so
 // Pub/Sub redelivers it with backoff (and dead-letters it after the
-// subscription's max attempts).
+// subscription's max attempts). When ctx ends, the shards in flight are
+// interrupted at once (see ReceiveDrain for a graceful stop).
 func (j *Job) Receive(ctx context.Context, sub *pubsub.Subscriber, maxInFlight int) error {
+	return j.ReceiveDrain(ctx, sub, maxInFlight, 0)
+}
+
+// ReceiveDrain is Receive with a graceful stop: when ctx ends it stops
+// pulling, and the shards already in flight keep running for up to drain
+// more (their batches finish, their outputs are written, their messages
+// acked). A shard that is not durable by then is interrupted: released in
+// the ledger and its message nacked, so another worker redoes it. It
+// returns once every in-flight callback has returned.
+func (j *Job) ReceiveDrain(ctx context.Context, sub *pubsub.Subscriber, maxInFlight int, drain time.Duration) error {
 	if maxInFlight <= 0 {
 		maxInFlight = 16
 	}
+	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	stop := context.AfterFunc(ctx, func() {
+		j.log.Info("stopping: no more pulls; finishing the shards in flight", "drain_seconds", drain.Seconds())
+		time.AfterFunc(drain, cancelWork) // cancelWork is idempotent
+	})
+	defer stop()
 	sub.ReceiveSettings.MaxOutstandingMessages = maxInFlight
 	sub.ReceiveSettings.NumGoroutines = 1
-	return sub.Receive(ctx, func(ctx context.Context, m *pubsub.Message) {
+	return sub.Receive(ctx, func(_ context.Context, m *pubsub.Message) {
 		req, err := DecodeRequest(m.Data)
 		if err == nil {
-			err = j.Handle(ctx, req)
+			err = j.Handle(work, req)
 		}
 		switch {
 		case err == nil:

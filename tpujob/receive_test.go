@@ -172,6 +172,9 @@ func TestPubSubRequestsToDocuments(t *testing.T) {
 		}
 		if s.Attempts > 1 {
 			retried++
+			if s.LastError == "" {
+				t.Errorf("shard %d was retried but its last error is empty", s.Index)
+			}
 		}
 	}
 	if retried == 0 {

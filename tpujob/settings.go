@@ -1,55 +1,82 @@
 package tpujob
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
 )
 
-// Settings configure a tpujob process, read from the environment.
+// Settings configure a tpujob process, read from the environment. The
+// names are the ones infra/tpujob.tf sets (checked by infra's
+// TestTPUJobEnvironment).
 type Settings struct {
-	Project      string        // GOOGLE_CLOUD_PROJECT
-	Subscription string        // TPUJOB_SUBSCRIPTION: the tokenize subscription
-	Backend      string        // TPUJOB_BACKEND: "go" (CPU), "xla:tpu", "xla:cuda"; default "go"
-	Weights      string        // TPUJOB_WEIGHTS: checkpoint path (required)
-	Devices      int           // TPUJOB_DEVICES: device workers, 0 = one per device
-	Rungs        int           // TPUJOB_RUNGS: ladder rungs per octave, default 4
-	MaxInFlight  int           // TPUJOB_MAX_IN_FLIGHT: shards in flight, default 16
-	FlushAfter   time.Duration // TPUJOB_FLUSH_AFTER: partial-batch wait, default 500ms
+	Project          string        // FOLDCORPUS_PROJECT, else GOOGLE_CLOUD_PROJECT
+	Subscription     string        // FOLDCORPUS_TOKENIZE_SUBSCRIPTION: the tokenize subscription id
+	OutputPrefix     string        // FOLDCORPUS_OUTPUT_PREFIX: gs://BUCKET/PREFIX; the job touches only BUCKET (and the weights' bucket)
+	FirestoreDB      string        // FOLDCORPUS_FIRESTORE_DATABASE, default "(default)"
+	LedgerCollection string        // FOLDCORPUS_LEDGER_COLLECTION, default "foldcorpus_runs"
+	LogLevel         string        // FOLDCORPUS_LOG_LEVEL: debug, info, warn, error; default info
+	Backend          string        // FOLDCORPUS_TOKENIZE_BACKEND: "go" (CPU), "xla:tpu", "xla:cuda"; default "go"
+	Weights          string        // FOLDCORPUS_TOKENIZE_WEIGHTS: checkpoint path or gs:// URI (required)
+	Devices          int           // FOLDCORPUS_TOKENIZE_DEVICES: device workers, 0 = one per device
+	Rungs            int           // FOLDCORPUS_TOKENIZE_RUNGS: ladder rungs per octave, default 4
+	MaxInFlight      int           // FOLDCORPUS_TOKENIZE_MAX_IN_FLIGHT: shards in flight, default 16
+	FlushAfter       time.Duration // FOLDCORPUS_TOKENIZE_FLUSH_AFTER: partial-batch wait, default 500ms
 }
 
 // SettingsFromEnv reads the settings with getenv (os.Getenv in
 // production) and validates them.
 func SettingsFromEnv(getenv func(string) string) (Settings, error) {
-	s := Settings{
-		Project: getenv("GOOGLE_CLOUD_PROJECT"), Subscription: getenv("TPUJOB_SUBSCRIPTION"),
-		Backend: getenv("TPUJOB_BACKEND"), Weights: getenv("TPUJOB_WEIGHTS"),
-		Rungs: b2t.DefaultRungs, MaxInFlight: 16, FlushAfter: 500 * time.Millisecond,
-	}
-	if s.Backend == "" {
-		s.Backend = "go"
-	}
-	for _, v := range []struct {
-		key string
-		dst *int
-	}{{"TPUJOB_DEVICES", &s.Devices}, {"TPUJOB_RUNGS", &s.Rungs}, {"TPUJOB_MAX_IN_FLIGHT", &s.MaxInFlight}} {
-		if raw := getenv(v.key); raw != "" {
-			n, err := strconv.Atoi(raw)
-			if err != nil {
-				return s, fmt.Errorf("tpujob: %s=%q: %w", v.key, raw, err)
-			}
-			*v.dst = n
+	str := func(key, def string) string {
+		if v := strings.TrimSpace(getenv(key)); v != "" {
+			return v
 		}
+		return def
 	}
-	if raw := getenv("TPUJOB_FLUSH_AFTER"); raw != "" {
+	var errs []error
+	num := func(key string, def int) int {
+		raw := strings.TrimSpace(getenv(key))
+		if raw == "" {
+			return def
+		}
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tpujob: %s=%q: not an integer", key, raw))
+		}
+		return n
+	}
+	dur := func(key string, def time.Duration) time.Duration {
+		raw := strings.TrimSpace(getenv(key))
+		if raw == "" {
+			return def
+		}
 		d, err := time.ParseDuration(raw)
 		if err != nil {
-			return s, fmt.Errorf("tpujob: TPUJOB_FLUSH_AFTER=%q: %w", raw, err)
+			errs = append(errs, fmt.Errorf("tpujob: %s=%q: not a duration (e.g. 500ms)", key, raw))
 		}
-		s.FlushAfter = d
+		return d
+	}
+	s := Settings{
+		Project:          str("FOLDCORPUS_PROJECT", getenv("GOOGLE_CLOUD_PROJECT")),
+		Subscription:     str("FOLDCORPUS_TOKENIZE_SUBSCRIPTION", ""),
+		OutputPrefix:     strings.TrimSuffix(str("FOLDCORPUS_OUTPUT_PREFIX", ""), "/"),
+		FirestoreDB:      str("FOLDCORPUS_FIRESTORE_DATABASE", "(default)"),
+		LedgerCollection: str("FOLDCORPUS_LEDGER_COLLECTION", "foldcorpus_runs"),
+		LogLevel:         str("FOLDCORPUS_LOG_LEVEL", "info"),
+		Backend:          str("FOLDCORPUS_TOKENIZE_BACKEND", "go"),
+		Weights:          str("FOLDCORPUS_TOKENIZE_WEIGHTS", ""),
+		Devices:          num("FOLDCORPUS_TOKENIZE_DEVICES", 0),
+		Rungs:            num("FOLDCORPUS_TOKENIZE_RUNGS", b2t.DefaultRungs),
+		MaxInFlight:      num("FOLDCORPUS_TOKENIZE_MAX_IN_FLIGHT", 16),
+		FlushAfter:       dur("FOLDCORPUS_TOKENIZE_FLUSH_AFTER", 500*time.Millisecond),
+	}
+	if err := errors.Join(errs...); err != nil {
+		return s, err
 	}
 	return s, s.Validate()
 }
@@ -58,21 +85,41 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 func (s Settings) Validate() error {
 	switch {
 	case s.Project == "" || s.Subscription == "":
-		return fmt.Errorf("tpujob: GOOGLE_CLOUD_PROJECT and TPUJOB_SUBSCRIPTION are required")
+		return fmt.Errorf("tpujob: FOLDCORPUS_PROJECT (or GOOGLE_CLOUD_PROJECT) and FOLDCORPUS_TOKENIZE_SUBSCRIPTION are required")
 	case s.Weights == "":
-		return fmt.Errorf("tpujob: TPUJOB_WEIGHTS (the bio2token checkpoint) is required")
+		return fmt.Errorf("tpujob: FOLDCORPUS_TOKENIZE_WEIGHTS (the bio2token checkpoint) is required")
+	case !strings.HasPrefix(s.OutputPrefix, "gs://") || strings.Count(strings.TrimPrefix(s.OutputPrefix, "gs://"), "/") < 1:
+		return fmt.Errorf("tpujob: FOLDCORPUS_OUTPUT_PREFIX=%q: want gs://BUCKET/PREFIX", s.OutputPrefix)
 	case s.Devices < 0 || s.Rungs < 1 || s.Rungs > 16 || s.MaxInFlight < 1 || s.FlushAfter <= 0:
 		return fmt.Errorf("tpujob: invalid settings %+v", s)
+	}
+	switch s.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("tpujob: FOLDCORPUS_LOG_LEVEL=%q: want debug, info, warn or error", s.LogLevel)
 	}
 	return nil
 }
 
-// NewEncoder loads the weights onto the configured backend. The "xla:*"
-// backends need a binary that registers GoMLX's xla backend (blank import
-// of github.com/gomlx/gomlx/backends/xla) and the PJRT plugin installed in
-// the image; without them this returns an error naming the backend.
-func (s Settings) NewEncoder() (*b2t.Encoder, error) {
-	w, err := fb2t.LoadWeights(s.Weights)
+// OutputBucket is the bucket of OutputPrefix: staged inputs (under the
+// staging prefix) and outputs are both there.
+func (s Settings) OutputBucket() string {
+	b, _, _ := strings.Cut(strings.TrimPrefix(s.OutputPrefix, "gs://"), "/")
+	return b
+}
+
+// NewEncoder loads the weights (a local checkpoint file, or
+// "generated:SEED") onto the configured backend; a gs:// Weights must be
+// downloaded first (the command does) and its path passed as path. The
+// "xla:*" backends need a binary that registers GoMLX's xla backend (blank
+// import of github.com/gomlx/gomlx/backends/xla) and the PJRT plugin
+// installed in the image; without them this returns an error naming the
+// backend.
+func (s Settings) NewEncoder() (*b2t.Encoder, error) { return s.NewEncoderFrom(s.Weights) }
+
+// NewEncoderFrom is NewEncoder with the weights read from path.
+func (s Settings) NewEncoderFrom(path string) (*b2t.Encoder, error) {
+	w, err := fb2t.LoadWeights(path)
 	if err != nil {
 		return nil, err
 	}

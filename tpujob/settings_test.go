@@ -6,7 +6,7 @@ import (
 )
 
 func TestSettingsFromEnv(t *testing.T) {
-	base := map[string]string{"GOOGLE_CLOUD_PROJECT": "p", "TPUJOB_SUBSCRIPTION": "tok", "TPUJOB_WEIGHTS": "generated:1"}
+	base := map[string]string{"GOOGLE_CLOUD_PROJECT": "p", "FOLDCORPUS_TOKENIZE_SUBSCRIPTION": "tok", "FOLDCORPUS_TOKENIZE_WEIGHTS": "generated:1", "FOLDCORPUS_OUTPUT_PREFIX": "gs://out/corpus"}
 	for _, tc := range []struct {
 		name    string
 		extra   map[string]string
@@ -14,14 +14,18 @@ func TestSettingsFromEnv(t *testing.T) {
 		check   func(Settings) bool
 	}{
 		{"defaults", nil, false, func(s Settings) bool {
-			return s.Backend == "go" && s.Rungs == 4 && s.MaxInFlight == 16 && s.FlushAfter == 500*time.Millisecond
+			return s.Backend == "go" && s.Project == "p" && s.OutputBucket() == "out" && s.FirestoreDB == "(default)" && s.LogLevel == "info" && s.Rungs == 4 && s.MaxInFlight == 16 && s.FlushAfter == 500*time.Millisecond
 		}},
-		{"set", map[string]string{"TPUJOB_BACKEND": "xla:tpu", "TPUJOB_DEVICES": "4", "TPUJOB_FLUSH_AFTER": "2s"}, false, func(s Settings) bool {
+		{"set", map[string]string{"FOLDCORPUS_TOKENIZE_BACKEND": "xla:tpu", "FOLDCORPUS_TOKENIZE_DEVICES": "4", "FOLDCORPUS_TOKENIZE_FLUSH_AFTER": "2s"}, false, func(s Settings) bool {
 			return s.Backend == "xla:tpu" && s.Devices == 4 && s.FlushAfter == 2*time.Second
 		}},
-		{"no weights", map[string]string{"TPUJOB_WEIGHTS": ""}, true, nil},
-		{"bad devices", map[string]string{"TPUJOB_DEVICES": "four"}, true, nil},
-		{"bad rungs", map[string]string{"TPUJOB_RUNGS": "0"}, true, nil},
+		{"no weights", map[string]string{"FOLDCORPUS_TOKENIZE_WEIGHTS": ""}, true, nil},
+		{"bad devices", map[string]string{"FOLDCORPUS_TOKENIZE_DEVICES": "four"}, true, nil},
+		{"bad rungs", map[string]string{"FOLDCORPUS_TOKENIZE_RUNGS": "0"}, true, nil},
+		{"project override", map[string]string{"FOLDCORPUS_PROJECT": "q"}, false, func(s Settings) bool { return s.Project == "q" }},
+		{"no output prefix", map[string]string{"FOLDCORPUS_OUTPUT_PREFIX": ""}, true, nil},
+		{"output bucket only", map[string]string{"FOLDCORPUS_OUTPUT_PREFIX": "gs://out"}, true, nil},
+		{"bad log level", map[string]string{"FOLDCORPUS_LOG_LEVEL": "loud"}, true, nil},
 	} {
 		env := map[string]string{}
 		for k, v := range base {
