@@ -75,6 +75,12 @@ func TestWholeFlow(t *testing.T) {
 	if n := runCount(t, s); n != 2 {
 		t.Errorf("%d runs after a re-upload, want 2", n)
 	}
+	// The first run's shards pin its manifest generation, which the
+	// re-upload replaced: a rerun of it refuses instead of reading the new
+	// object.
+	if out, code := s.cli("rerun", "--run", runID, "--topic", shardTopic); code == 0 || !strings.Contains(out, "no longer exists") {
+		t.Errorf("rerun of the overwritten run exited %d, want non-zero saying its manifest generation no longer exists:\n%s", code, out)
+	}
 }
 
 func runCount(t *testing.T, s *stack) int {

@@ -199,6 +199,9 @@ func TestPlannerThenShardFn(t *testing.T) {
 	if want := "gs://out/corpus/runs/a/g1700000000000001/part-00000-of-00001.parquet"; msg.Output != want {
 		t.Errorf("output = %s, want %s", msg.Output, want)
 	}
+	if msg.ManifestGeneration != gen {
+		t.Errorf("manifest generation = %d, want the event's %d", msg.ManifestGeneration, gen)
+	}
 	for i := range 2 { // a duplicate delivery is a no-op
 		if err := fx.s.ShardFn(ctx, published(t, msg, fx.now)); err != nil {
 			t.Fatalf("ShardFn #%d = %v", i, err)
@@ -312,6 +315,37 @@ func TestDeadLetterAfterTransientFailures(t *testing.T) {
 	if s := shards[0]; s.Status != ledger.DeadLettered || s.Attempts != 2 ||
 		!strings.Contains(s.Error, "dead-lettered after 2 delivery attempts; last error: ") || !strings.Contains(s.Error, "503") {
 		t.Errorf("dead-lettered shard = %+v, want attempts 2 and the delivery count with the last transient error", s)
+	}
+}
+
+// TestManifestOverwritten: a manifest overwritten after its run was
+// planned fails the run's shards permanently with a clear error instead of
+// feeding them the new object's rows.
+func TestManifestOverwritten(t *testing.T) {
+	files := testcorpus.Files(t, "afdb")[:1]
+	fx := newFixture(t)
+	ctx := context.Background()
+	fx.upload(t, "runs/o.parquet", files)
+	if err := fx.s.Planner(ctx, finalized("manifests", "runs/o.parquet", 1700000000000001, fx.now)); err != nil {
+		t.Fatal(err)
+	}
+	msg := fx.pub.msgs[0]
+	// Written over (same name, new generation; the bucket keeps no
+	// versions).
+	old, err := fx.srv.GetObject("manifests", "runs/o.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "manifests", Name: "runs/o.parquet", Generation: 1700000000000002}, Content: old.Content})
+	if err := fx.s.ShardFn(ctx, published(t, msg, fx.now)); err != nil {
+		t.Fatalf("ShardFn = %v, want nil (a permanent failure is acknowledged)", err)
+	}
+	shards, _ := fx.led.Shards(ctx, msg.RunID)
+	if s := shards[0]; s.Status != ledger.Failed || !strings.Contains(s.Error, "generation 1700000000000001 of gs://manifests/runs/o.parquet no longer exists") {
+		t.Errorf("shard = %+v, want failed saying the manifest generation no longer exists", s)
+	}
+	if _, err := fx.store.ReadAll(ctx, msg.Output); !errors.Is(err, derrors.ErrNotFound) {
+		t.Errorf("output object after the failure: %v, want none", err)
 	}
 }
 

@@ -90,7 +90,9 @@ func (s *Server) Planner(ctx context.Context, e event.Event) error {
 			return s.planFailed(ctx, log, err)
 		}
 	case strings.HasSuffix(obj.Name, ".parquet") && s.cfg.TriggerParquet:
-		spec = planner.Spec{Manifest: uri, Format: s.cfg.DefaultFormat, RowGroupsPerShard: s.cfg.RowGroupsPerShard}
+		// The shards read the generation this event announced, never an
+		// object written over it later.
+		spec = planner.Spec{Manifest: uri, ManifestGeneration: int64(obj.Generation), Format: s.cfg.DefaultFormat, RowGroupsPerShard: s.cfg.RowGroupsPerShard}
 	default:
 		log.InfoContext(ctx, "not a manifest or run spec; ignored", "object", uri)
 		return nil

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
@@ -49,6 +50,13 @@ type Spec struct {
 	RunID string
 	// Manifest is a glob of manifest parquet files.
 	Manifest string
+	// ManifestGeneration, when non-zero, pins the manifest: Manifest then
+	// names one object (no glob), the planner reads that generation of it
+	// (the store must implement blob.GenerationOpener) and every shard
+	// message carries it. The cloud planner sets it from the finalize
+	// event of a manifest trigger. When zero, each message still carries the
+	// generation the planner read, if the store reports one (GCS).
+	ManifestGeneration int64
 	// Format is the document format's name; Options are its knobs.
 	Format  string
 	Options map[string]string
@@ -129,9 +137,19 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	if err != nil {
 		return nil, derrors.Permanent(err)
 	}
-	files, err := deps.Store.List(ctx, spec.Manifest)
-	if err != nil {
-		return nil, err
+	var files []string
+	store := &generations{Store: deps.Store, gens: map[string]int64{}}
+	if spec.ManifestGeneration != 0 {
+		if strings.ContainsAny(spec.Manifest, "*?[") {
+			return nil, derrors.Permanent(fmt.Errorf("manifest generation %d given for a glob", spec.ManifestGeneration))
+		}
+		files = []string{spec.Manifest}
+		store.Store = blob.Pin(deps.Store, spec.Manifest, spec.ManifestGeneration)
+	} else {
+		files, err = deps.Store.List(ctx, spec.Manifest)
+		if err != nil {
+			return nil, err
+		}
 	}
 	if len(files) == 0 {
 		return nil, derrors.Permanent(fmt.Errorf("no manifest files match %q", spec.Manifest))
@@ -151,7 +169,7 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	}
 	p := &Result{}
 	for i, uri := range files {
-		s, err := manifest.ReadSchema(ctx, deps.Store, uri)
+		s, err := manifest.ReadSchema(ctx, store, uri)
 		if err != nil {
 			return nil, err
 		}
@@ -217,6 +235,9 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	runOpts["pipeline.lenient_missing"] = strconv.FormatBool(spec.LenientMissing)
 	runOpts["pipeline.prefix"] = spec.Prefix
 	runOpts["pipeline.row_groups_per_shard"] = strconv.Itoa(spec.RowGroupsPerShard)
+	if spec.ManifestGeneration != 0 {
+		runOpts["pipeline.manifest_generation"] = strconv.FormatInt(spec.ManifestGeneration, 10)
+	}
 	if spec.RunID == "" {
 		spec.RunID = deriveRunID(spec, p.Schemas, runOpts)
 	}
@@ -225,7 +246,7 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	for i, pt := range parts {
 		p.Messages = append(p.Messages, queue.ShardMessage{
 			RunID: spec.RunID, Shard: i, Total: total,
-			Manifest: files[pt.file], RowGroups: pt.rgs,
+			Manifest: files[pt.file], ManifestGeneration: store.gens[files[pt.file]], RowGroups: pt.rgs,
 			Format: f.Name(), Options: spec.Options,
 			Output:    JoinURI(spec.Output, OutputName(spec.Prefix, i, total)),
 			Columns:   cols,
@@ -310,4 +331,26 @@ func deriveRunID(spec Spec, schemas []manifest.Schema, opts map[string]string) s
 	}{spec.Manifest, files, spec.Format, opts})
 	h := sha256.Sum256(js)
 	return "run-" + hex.EncodeToString(h[:8])
+}
+
+// generations is the planner's view of the store: it notes the generation
+// of every object it opens (when the store reports one), so that shards read
+// the manifest generation the plan was made from.
+type generations struct {
+	blob.Store
+	mu   sync.Mutex
+	gens map[string]int64
+}
+
+func (g *generations) Open(ctx context.Context, uri string) (blob.Object, error) {
+	o, err := g.Store.Open(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	if gen := blob.ObjectGeneration(o); gen != 0 {
+		g.mu.Lock()
+		g.gens[uri] = gen
+		g.mu.Unlock()
+	}
+	return o, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
@@ -245,6 +246,82 @@ func TestPublishOneBatch(t *testing.T) {
 			}
 			if fmt.Sprint(p.Published) != fmt.Sprint(want) {
 				t.Errorf("Published = %v, want %v", p.Published, want)
+			}
+		})
+	}
+}
+
+// genStore is a local store whose objects report a generation, as GCS
+// objects do, and which can open a given generation (only genStore.gen).
+type genStore struct {
+	localblob.Store
+	gen int64
+}
+
+type genObject struct {
+	blob.Object
+	gen int64
+}
+
+func (o genObject) Generation() int64 { return o.gen }
+
+func (s genStore) Open(ctx context.Context, uri string) (blob.Object, error) {
+	o, err := s.Store.Open(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	return genObject{o, s.gen}, nil
+}
+
+func (s genStore) OpenGeneration(ctx context.Context, uri string, gen int64) (blob.Object, error) {
+	if gen != s.gen {
+		return nil, fmt.Errorf("generation %d: %w", gen, derrors.ErrNotFound)
+	}
+	return s.Open(ctx, uri)
+}
+
+// TestManifestGeneration: messages carry the manifest generation the plan
+// was read from (none for local files); a pinned generation is read and
+// recorded in the run, and is an error for a glob or a store without
+// generations.
+func TestManifestGeneration(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	m := filepath.Join(dir, "m", "m0.parquet")
+	write(t, m, []format.Column{id, uri}, 4, 0)
+	for _, tc := range []struct {
+		name     string
+		store    blob.Store
+		manifest string
+		pin      int64
+		wantGen  int64
+		wantErr  string
+	}{
+		{"local files: no generation", localblob.Store{}, filepath.Join(dir, "m", "*.parquet"), 0, 0, ""},
+		{"generation read", genStore{gen: 17}, filepath.Join(dir, "m", "*.parquet"), 0, 17, ""},
+		{"generation pinned", genStore{gen: 17}, m, 17, 17, ""},
+		{"pinned generation gone", genStore{gen: 18}, m, 17, 0, "generation 17 of " + m + " no longer exists"},
+		{"pinned on a store without generations", localblob.Store{}, m, 17, 0, "no object generations"},
+		{"pinned with a glob", genStore{gen: 17}, filepath.Join(dir, "m", "*.parquet"), 17, 0, "given for a glob"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := planner.Spec{Manifest: tc.manifest, ManifestGeneration: tc.pin, Format: "fake", Output: filepath.Join(dir, "out")}
+			p, err := planner.Prepare(ctx, planner.Deps{Store: tc.store, NewFormat: newFake}, spec)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, derrors.ErrPermanent) {
+					t.Fatalf("Prepare = %v, want a permanent error containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := p.Messages[0].ManifestGeneration; g != tc.wantGen {
+				t.Errorf("message manifest generation = %d, want %d", g, tc.wantGen)
+			}
+			got, ok := p.Run.Options["pipeline.manifest_generation"]
+			if want := fmt.Sprint(tc.pin); (tc.pin != 0) != ok || (ok && got != want) {
+				t.Errorf("run option pipeline.manifest_generation = %q (%v), want %q only when pinned", got, ok, want)
 			}
 		})
 	}

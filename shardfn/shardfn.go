@@ -11,6 +11,9 @@
 // lenient mode for missing objects, where each missing object is skipped and
 // counted. RowsIn = DocsOut + sum(Filtered) + Skipped, always.
 //
+// The manifest is read at the generation the message pins
+// (ShardMessage.ManifestGeneration), when it pins one.
+//
 // Retries are safe: a retry that finds the output already written verifies
 // it has the same SHA-256 instead of writing it again. Process may run for
 // different shards concurrently.
@@ -221,7 +224,11 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 		RowGroups: msg.RowGroups, Format: f.Name(), Options: msg.Options,
 		Lenient: msg.LenientMissing, Filtered: map[string]int64{},
 	}
-	schema, err := manifest.ReadSchema(ctx, deps.Store, msg.Manifest)
+	// The manifest generation the run was planned on, when the message
+	// pins one: an overwritten manifest fails the shard permanently
+	// instead of feeding it another file's rows.
+	mstore := blob.Pin(deps.Store, msg.Manifest, msg.ManifestGeneration)
+	schema, err := manifest.ReadSchema(ctx, mstore, msg.Manifest)
 	if err != nil {
 		return acc, nil, err
 	}
@@ -308,7 +315,7 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 		// URI mode: the projected columns are small; read them all, then
 		// overlap the fetches.
 		var rows []*manifest.Rows
-		err = manifest.ReadShard(ctx, deps.Store, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
+		err = manifest.ReadShard(ctx, mstore, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
 			rows = append(rows, r)
 			return nil
 		})
@@ -318,7 +325,7 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 		}
 		err = fetchPool(ctx, deps, msg, f, rows, passIdx, consume)
 	} else {
-		err = manifest.ReadShard(ctx, deps.Store, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
+		err = manifest.ReadShard(ctx, mstore, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
 			tm.Manifest += time.Since(mstart)
 			for i := range r.Values {
 				if err := ctx.Err(); err != nil {

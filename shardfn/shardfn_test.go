@@ -308,3 +308,23 @@ func TestProcessCancelledIsTransient(t *testing.T) {
 		t.Errorf("an interrupted shard left an output")
 	}
 }
+
+// TestProcessPinnedGenerationLocal: a message pinning a manifest generation
+// cannot be served by local files (no generations): a permanent failure
+// that says why, never a read of the live file.
+func TestProcessPinnedGenerationLocal(t *testing.T) {
+	p, deps, _ := setup(t, []row{{"A", "data_a"}}, false, plain)
+	msg := p.Messages[0]
+	msg.ManifestGeneration = 1700000000000001
+	_, err := shardfn.Process(context.Background(), deps, msg)
+	if !errors.Is(err, derrors.ErrPermanent) || !strings.Contains(err.Error(), "generation 1700000000000001") {
+		t.Fatalf("Process = %v, want a permanent error naming the generation", err)
+	}
+	shards, _ := deps.Ledger.Shards(context.Background(), p.Run.ID)
+	if s := shards[0]; s.Status != ledger.Failed || !strings.Contains(s.Error, "no object generations") {
+		t.Errorf("ledger shard = %+v, want failed with the cause", s)
+	}
+	if _, err := os.Stat(msg.Output); err == nil {
+		t.Errorf("a shard that could not read its manifest generation wrote an output")
+	}
+}

@@ -271,6 +271,10 @@ func specFromRun(run ledger.Run) (planner.Spec, error) {
 			spec.Prefix = v
 		case "pipeline.row_groups_per_shard":
 			spec.RowGroupsPerShard, err = strconv.Atoi(v)
+		case "pipeline.manifest_generation":
+			// A rerun reads the manifest generation the run was planned
+			// on (an error if it no longer exists).
+			spec.ManifestGeneration, err = strconv.ParseInt(v, 10, 64)
 		default:
 			if strings.HasPrefix(k, "pipeline.") {
 				continue

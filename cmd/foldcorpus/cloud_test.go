@@ -24,6 +24,9 @@ func TestSpecFromRun(t *testing.T) {
 		}, planner.Spec{URIColumn: "gcs_uri", LenientMissing: true, Prefix: "part", RowGroupsPerShard: 4, Options: map[string]string{"residue_plddt_min": "0"}}, false},
 		{"text mode", map[string]string{"pipeline.text_column": "cif_content", "pipeline.uri_column": "gcs_uri"},
 			planner.Spec{TextColumn: "cif_content"}, false},
+		{"pinned manifest generation", map[string]string{"pipeline.manifest_generation": "1700000000000001"},
+			planner.Spec{ManifestGeneration: 1700000000000001}, false},
+		{"bad generation", map[string]string{"pipeline.manifest_generation": "latest"}, planner.Spec{}, true},
 		{"bad bool", map[string]string{"pipeline.lenient_missing": "perhaps"}, planner.Spec{}, true},
 	} {
 		run := ledger.Run{ID: "gs://m/a.parquet#1", Manifest: "gs://m/a.parquet", Format: "f", Output: "gs://o/c", Options: tc.opts}

@@ -57,3 +57,14 @@ func (s *Store) ReadAll(ctx context.Context, uri string) ([]byte, error) {
 	}
 	return s.Store.ReadAll(ctx, uri)
 }
+
+// OpenGeneration forwards to the inner store's blob.GenerationOpener, so a
+// wrapped GCS store still reads pinned manifest generations; an inner store
+// without generations gives a permanent error.
+func (s *Store) OpenGeneration(ctx context.Context, uri string, generation int64) (blob.Object, error) {
+	g, ok := s.Store.(blob.GenerationOpener)
+	if !ok {
+		return nil, derrors.Permanent(fmt.Errorf("faultblob: generation %d of %s: the inner store (%T) has no object generations", generation, uri, s.Store))
+	}
+	return g.OpenGeneration(ctx, uri, generation)
+}

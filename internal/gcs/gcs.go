@@ -54,7 +54,10 @@ type Store struct {
 	opts   Options
 }
 
-var _ blob.Store = (*Store)(nil)
+var (
+	_ blob.Store            = (*Store)(nil)
+	_ blob.GenerationOpener = (*Store)(nil)
+)
 
 // New returns a Store using client.
 func New(client *storage.Client, opts Options) *Store {
@@ -133,9 +136,29 @@ func (s *Store) ReadAll(ctx context.Context, uri string) (_ []byte, err error) {
 // decompressed whatever range is asked, so offsets would be meaningless.
 func (s *Store) Open(ctx context.Context, uri string) (_ blob.Object, err error) {
 	defer derrors.Wrap(&err, "gcs.Open(%s)", uri)
+	return s.open(ctx, uri, 0)
+}
+
+// OpenGeneration is Open of one generation of the object
+// (blob.GenerationOpener). A generation that no longer exists (the object
+// was overwritten or deleted, in a bucket without versioning) gives an error
+// wrapping derrors.ErrNotFound.
+func (s *Store) OpenGeneration(ctx context.Context, uri string, generation int64) (_ blob.Object, err error) {
+	defer derrors.Wrap(&err, "gcs.OpenGeneration(%s, %d)", uri, generation)
+	if generation <= 0 {
+		return nil, derrors.Permanent(fmt.Errorf("invalid generation %d", generation))
+	}
+	return s.open(ctx, uri, generation)
+}
+
+// open opens the live object (generation 0) or the given generation.
+func (s *Store) open(ctx context.Context, uri string, generation int64) (blob.Object, error) {
 	h, err := s.handle(uri)
 	if err != nil {
 		return nil, err
+	}
+	if generation > 0 {
+		h = h.Generation(generation)
 	}
 	attrs, err := h.Attrs(ctx)
 	if err != nil {
@@ -145,7 +168,7 @@ func (s *Store) Open(ctx context.Context, uri string) (_ blob.Object, err error)
 		return nil, derrors.Permanent(fmt.Errorf("object has Content-Encoding %q; range reads need an unencoded object", attrs.ContentEncoding))
 	}
 	// Pin the generation so every range read sees the same object.
-	return &object{ctx: ctx, h: h.Generation(attrs.Generation), size: attrs.Size, uri: uri}, nil
+	return &object{ctx: ctx, h: h.Generation(attrs.Generation), size: attrs.Size, uri: uri, gen: attrs.Generation}, nil
 }
 
 // Create writes data as a new object, create-only. The upload is a single
@@ -271,12 +294,16 @@ type object struct {
 	h    *storage.ObjectHandle
 	size int64
 	uri  string
+	gen  int64
 	read atomic.Int64
 }
 
-func (o *object) Size() int64      { return o.size }
-func (o *object) BytesRead() int64 { return o.read.Load() }
-func (o *object) Close() error     { return nil }
+var _ blob.Generationed = (*object)(nil)
+
+func (o *object) Size() int64       { return o.size }
+func (o *object) Generation() int64 { return o.gen }
+func (o *object) BytesRead() int64  { return o.read.Load() }
+func (o *object) Close() error      { return nil }
 
 // ReadAt reads len(p) bytes at off with one range request. Safe for
 // concurrent use (io.ReaderAt).

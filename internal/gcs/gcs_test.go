@@ -19,6 +19,7 @@ import (
 	"cloud.google.com/go/storage"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
 )
@@ -344,6 +345,71 @@ func TestList(t *testing.T) {
 		got, err := s.List(context.Background(), tc.pattern)
 		if (err != nil) != tc.wantErr || strings.Join(got, " ") != tc.want {
 			t.Errorf("List(%s) = %q, %v; want %q (error %v)", tc.pattern, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestOpenGeneration: Open reports the generation it pinned; OpenGeneration
+// reads that generation, and once the object is overwritten (a bucket
+// without versioning) the old generation is gone: ErrNotFound, which
+// blob.Pin turns into a permanent error saying so.
+func TestOpenGeneration(t *testing.T) {
+	srv, proxy, c := setup(t)
+	ctx := context.Background()
+	srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "in", Name: "m.parquet"}, Content: []byte("first")})
+	s := New(c, Options{})
+	o, err := s.Open(ctx, "gs://in/m.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen1 := blob.ObjectGeneration(o)
+	if gen1 <= 0 {
+		t.Fatalf("Open reported generation %d, want > 0", gen1)
+	}
+	read := func(o blob.Object) string {
+		t.Helper()
+		b := make([]byte, o.Size())
+		if n, err := o.ReadAt(b, 0); err != nil && !(err == io.EOF && n == len(b)) {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	o1, err := s.OpenGeneration(ctx, "gs://in/m.parquet", gen1)
+	if err != nil || blob.ObjectGeneration(o1) != gen1 || read(o1) != "first" {
+		t.Fatalf("OpenGeneration(%d) = %v; want the first object", gen1, err)
+	}
+	if r := proxy.requests(); !strings.Contains(r[len(r)-1].URL.RawQuery, "generation=") {
+		t.Errorf("the range read did not ask for a generation: %s", r[len(r)-1].URL)
+	}
+	srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "in", Name: "m.parquet"}, Content: []byte("second!")})
+	o2, err := s.Open(ctx, "gs://in/m.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen2 := blob.ObjectGeneration(o2)
+	if gen2 == gen1 || read(o2) != "second!" {
+		t.Fatalf("after the overwrite: generation %d (was %d), content %q", gen2, gen1, read(o2))
+	}
+	if _, err := s.OpenGeneration(ctx, "gs://in/m.parquet", gen1); !errors.Is(err, derrors.ErrNotFound) {
+		t.Errorf("OpenGeneration of the overwritten generation = %v, want ErrNotFound", err)
+	}
+	if _, err := s.OpenGeneration(ctx, "gs://in/m.parquet", 0); !errors.Is(err, derrors.ErrPermanent) {
+		t.Errorf("OpenGeneration(0) = %v, want a permanent error", err)
+	}
+	for _, tc := range []struct {
+		gen     int64
+		want    string
+		wantErr string
+	}{
+		{gen2, "second!", ""},
+		{gen1, "", "no longer exists"},
+	} {
+		got, err := blob.Pin(s, "gs://in/m.parquet", tc.gen).ReadAll(ctx, "gs://in/m.parquet")
+		switch {
+		case tc.wantErr == "" && (err != nil || string(got) != tc.want):
+			t.Errorf("pinned ReadAll at %d = %q, %v; want %q", tc.gen, got, err, tc.want)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, derrors.ErrPermanent) || !errors.Is(err, derrors.ErrNotFound)):
+			t.Errorf("pinned ReadAll at %d = %v; want a permanent not-found error containing %q", tc.gen, err, tc.wantErr)
 		}
 	}
 }

@@ -129,10 +129,32 @@ func TestDecode(t *testing.T) {
 		{"no columns", strings.Replace(good, `["entry_id"]`, `[]`, 1), nil, false},
 		{"no run id", strings.Replace(good, `"r#1"`, `""`, 1), nil, false},
 		{"oversized", `{"run_id":"` + strings.Repeat("x", MaxMessageBytes) + `"}`, nil, false},
+		{"manifest generation", strings.Replace(good, `"format"`, `"manifest_generation":1700000000000001,"format"`, 1), nil, true},
+		{"negative manifest generation", strings.Replace(good, `"format"`, `"manifest_generation":-1,"format"`, 1), nil, false},
 	} {
 		got, err := Decode([]byte(tc.data), tc.attrs)
 		if tc.ok != (err == nil) || (err != nil && !errors.Is(err, derrors.ErrPermanent)) {
 			t.Errorf("%s: Decode = %+v, %v; want ok=%v (errors permanent)", tc.name, got, err, tc.ok)
+		}
+	}
+}
+
+// TestManifestGenerationWire: the generation survives Encode/Decode and is
+// absent from the body when zero (older receivers accept the message).
+func TestManifestGenerationWire(t *testing.T) {
+	for _, gen := range []int64{0, 1700000000000001} {
+		m := msg(0, 1)
+		m.ManifestGeneration = gen
+		pm, err := Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(string(pm.Data), "manifest_generation"); has != (gen != 0) {
+			t.Errorf("generation %d: body %s", gen, pm.Data)
+		}
+		got, err := Decode(pm.Data, pm.Attributes)
+		if err != nil || got.ManifestGeneration != gen {
+			t.Errorf("generation %d: decoded %d, %v", gen, got.ManifestGeneration, err)
 		}
 	}
 }

@@ -12,13 +12,19 @@ import (
 // a shard worker needs; attributes "run" and "shard" duplicate RunID and Shard
 // for filtering and logs.
 type ShardMessage struct {
-	RunID     string `json:"run_id"`
-	Shard     int    `json:"shard"`
-	Total     int    `json:"total"`
-	Manifest  string `json:"manifest"`             // URI of the manifest parquet file
-	RowGroups []int  `json:"row_groups,omitempty"` // row groups of that file; empty means all
-	Format    string `json:"format"`
-	Output    string `json:"output"` // URI of the shard's output parquet
+	RunID    string `json:"run_id"`
+	Shard    int    `json:"shard"`
+	Total    int    `json:"total"`
+	Manifest string `json:"manifest"` // URI of the manifest parquet file
+	// ManifestGeneration, when non-zero, is the generation of the manifest
+	// object the run was planned on (GCS): the shard reads that generation,
+	// and fails permanently if it no longer exists, instead of reading an
+	// object written over it since. Zero (local runs, older messages): the
+	// live object.
+	ManifestGeneration int64  `json:"manifest_generation,omitempty"`
+	RowGroups          []int  `json:"row_groups,omitempty"` // row groups of that file; empty means all
+	Format             string `json:"format"`
+	Output             string `json:"output"` // URI of the shard's output parquet
 	// Columns is the projected manifest column list, fixed by the planner.
 	Columns []string `json:"columns"`
 	// Options are the format's options (knobs passed to formats.New).
@@ -43,6 +49,8 @@ func (m ShardMessage) Validate() error {
 		return fmt.Errorf("shard message: shard %d of %d out of range", m.Shard, m.Total)
 	case m.Manifest == "" || m.Output == "" || m.Format == "":
 		return fmt.Errorf("shard message: manifest, output and format are required")
+	case m.ManifestGeneration < 0:
+		return fmt.Errorf("shard message: negative manifest_generation %d", m.ManifestGeneration)
 	case len(m.Columns) == 0:
 		return fmt.Errorf("shard message: no projected columns")
 	case m.URIColumn != "" && m.TextColumn != "":
