@@ -101,6 +101,9 @@ type builder struct {
 	modelIdx                  map[string]int // model name -> index in models
 	intern                    map[string]string
 	cache                     [512]string
+
+	fast   fastState // the line fast path's state (fastrow.go)
+	noFast bool      // read every value with the general tokenizer (tests)
 }
 
 func newBuilder(data []byte) *builder {
@@ -139,9 +142,13 @@ func (b *builder) startAtoms(names []string) {
 		b.ok = false
 	}
 	b.curModel, b.curPart, b.curRes = -1, -1, -1
+	b.startFast()
 }
 
-func (b *builder) endAtoms() { b.curModel, b.curPart, b.curRes = -1, -1, -1 }
+func (b *builder) endAtoms() {
+	b.curModel, b.curPart, b.curRes = -1, -1, -1
+	b.fast.keyValid = false
+}
 
 // setRow copies a row given in file column order into b.fields.
 func (b *builder) setRow(row []val) {
@@ -223,6 +230,36 @@ func (b *builder) atomRow() {
 	if !b.ok {
 		return
 	}
+	b.fast.keyValid = false // the fast path's residue key is not this row's
+	ri := b.residue()
+	// atom
+	aname := b.str(cLabelAtomID)
+	if b.cols[cLabelAtomID] < 0 {
+		aname = b.str(cAuthAtomID)
+	}
+	var alt byte
+	if s := b.str(cLabelAltID); len(s) > 0 {
+		alt = s[0]
+	}
+	x, y, z := b.req(cX), b.req(cY), b.req(cZ)
+	occ, bf := b.req(cOcc), b.req(cBiso)
+	b.atoms = append(b.atoms, structure.Atom{
+		Name:    b.in(aname),
+		Element: b.inUpper(b.str(cTypeSymbol)),
+		AltLoc:  alt,
+		Occ:     float32(parseFloat(occ)),
+		B:       float32(parseFloat(bf)),
+		X:       parseFloat(x),
+		Y:       parseFloat(y),
+		Z:       parseFloat(z),
+	})
+	b.atomRes = append(b.atomRes, int32(ri))
+	b.res[ri].nAtoms++
+}
+
+// residue finds or starts the model, chain part and residue of the current
+// row (b.fields), as gemmi does, and returns the residue's index.
+func (b *builder) residue() int {
 	// model
 	mname := defaultModel
 	if s, _ := b.raw(cModelNum); s != nil {
@@ -268,81 +305,58 @@ func (b *builder) atomRow() {
 			seq, hasSeq, icode = n, true, seqTxt[len(seqTxt)-1]
 		}
 	}
-	ri := -1
 	if b.curRes >= 0 && b.match(b.curRes, seq, hasSeq, icode, comp) {
-		ri = b.curRes
-	} else {
-		p := &b.parts[b.curPart]
-		if !hasSeq || seq <= p.maxSeq {
-			if p.idx == nil && len(p.res) > 32 {
-				// out-of-order residues in a long part: index them so
-				// that pathological files stay linear
-				p.idx = make(map[resKey]int32, len(p.res))
-				for _, r := range p.res {
-					p.idx[b.keyOf(int(r))] = r
-				}
+		return b.curRes
+	}
+	ri := -1
+	p := &b.parts[b.curPart]
+	if !hasSeq || seq <= p.maxSeq {
+		if p.idx == nil && len(p.res) > 32 {
+			// out-of-order residues in a long part: index them so
+			// that pathological files stay linear
+			p.idx = make(map[resKey]int32, len(p.res))
+			for _, r := range p.res {
+				p.idx[b.keyOf(int(r))] = r
 			}
-			if p.idx != nil {
-				if r, ok := p.idx[resKey{seq, hasSeq, icode, string(comp)}]; ok {
-					ri = int(r)
-				}
-			} else {
-				for k := len(p.res) - 1; k >= 0; k-- {
-					if b.match(int(p.res[k]), seq, hasSeq, icode, comp) {
-						ri = int(p.res[k])
-						break
-					}
+		}
+		if p.idx != nil {
+			if r, ok := p.idx[resKey{seq, hasSeq, icode, string(comp)}]; ok {
+				ri = int(r)
+			}
+		} else {
+			for k := len(p.res) - 1; k >= 0; k-- {
+				if b.match(int(p.res[k]), seq, hasSeq, icode, comp) {
+					ri = int(p.res[k])
+					break
 				}
 			}
 		}
-		if ri < 0 {
-			if hasSeq && seq > p.maxSeq {
-				p.maxSeq = seq
-			}
-			lseq, _ := parseInt(b.str(cLabelSeqID))
-			b.res = append(b.res, resRec{
-				r: structure.Residue{
-					Name:     b.in(comp),
-					LabelSeq: lseq,
-					AuthSeq:  seq,
-					ICode:    icode,
-					Subchain: b.in(b.str(cLabelAsymID)),
-					EntityID: b.in(b.str(cLabelEntityID)),
-				},
-				part:   int32(b.curPart),
-				hasSeq: hasSeq,
-			})
-			ri = len(b.res) - 1
-			p.res = append(p.res, int32(ri))
-			if p.idx != nil {
-				p.idx[b.keyOf(ri)] = int32(ri)
-			}
+	}
+	if ri < 0 {
+		if hasSeq && seq > p.maxSeq {
+			p.maxSeq = seq
 		}
-		b.curRes = ri
+		lseq, _ := parseInt(b.str(cLabelSeqID))
+		b.res = append(b.res, resRec{
+			r: structure.Residue{
+				Name:     b.in(comp),
+				LabelSeq: lseq,
+				AuthSeq:  seq,
+				ICode:    icode,
+				Subchain: b.in(b.str(cLabelAsymID)),
+				EntityID: b.in(b.str(cLabelEntityID)),
+			},
+			part:   int32(b.curPart),
+			hasSeq: hasSeq,
+		})
+		ri = len(b.res) - 1
+		p.res = append(p.res, int32(ri))
+		if p.idx != nil {
+			p.idx[b.keyOf(ri)] = int32(ri)
+		}
 	}
-	// atom
-	aname := b.str(cLabelAtomID)
-	if b.cols[cLabelAtomID] < 0 {
-		aname = b.str(cAuthAtomID)
-	}
-	var alt byte
-	if s := b.str(cLabelAltID); len(s) > 0 {
-		alt = s[0]
-	}
-	x, y, z := b.req(cX), b.req(cY), b.req(cZ)
-	occ, bf := b.req(cOcc), b.req(cBiso)
-	b.atoms = append(b.atoms, structure.Atom{
-		Name:    b.in(aname),
-		Element: b.inUpper(b.str(cTypeSymbol)),
-		AltLoc:  alt,
-		Occ:     float32(parseFloat(occ)),
-		B:       float32(parseFloat(bf)),
-		X:       parseFloat(x),
-		Y:       parseFloat(y),
-		Z:       parseFloat(z),
-	})
-	b.atomRes = append(b.atomRes, int32(ri))
-	b.res[ri].nAtoms++
+	b.curRes = ri
+	return ri
 }
 
 func (b *builder) match(ri int, seq int, hasSeq bool, icode byte, comp []byte) bool {

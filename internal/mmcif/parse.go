@@ -270,6 +270,20 @@ func scanLoopValues(l *lexer, k tokKind, sp span, ncol int, atoms bool, t *table
 			for p < n && wsTab[data[p]] {
 				p++
 			}
+			if atoms && col == 0 && !b.noFast {
+				// whole rows on their own lines, the common case
+				for p < n && plain[data[p]] {
+					q, ok := b.fastAtomRow(data, p, ncol)
+					if !ok {
+						break
+					}
+					count += ncol
+					for q < n && wsTab[data[q]] {
+						q++
+					}
+					p = q
+				}
+			}
 			if p >= n || !plain[data[p]] {
 				l.pos = p
 				break

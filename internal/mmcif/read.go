@@ -43,6 +43,12 @@ func ReadInfo(data []byte) (*structure.Structure, Info, error) {
 }
 
 func read(data []byte) (st *structure.Structure, info Info, err error) {
+	return readWith(data, false)
+}
+
+// readWith is read; noFast turns the line fast paths off, so that tests
+// can check that they read exactly what the general tokenizer reads.
+func readWith(data []byte, noFast bool) (st *structure.Structure, info Info, err error) {
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		data, err = gunzip(data)
 		if err != nil {
@@ -50,6 +56,7 @@ func read(data []byte) (st *structure.Structure, info Info, err error) {
 		}
 	}
 	b := newBuilder(data)
+	b.noFast = noFast
 	doc, err := parse(data, b)
 	if err != nil {
 		var se *syntaxError

@@ -198,6 +198,7 @@ func FuzzRead(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFastMatchesGeneral(t, "input", data)
 		st, err := Read(data)
 		if err != nil {
 			return

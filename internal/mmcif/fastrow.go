@@ -1,0 +1,213 @@
+package mmcif
+
+import (
+	"encoding/binary"
+
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+)
+
+// maxFastCols bounds the _atom_site column count the fast path handles.
+const maxFastCols = 64
+
+// fastState is what the _atom_site line fast path keeps between rows.
+type fastState struct {
+	ok       bool               // the loop's columns allow the fast path
+	s, e     [maxFastCols]int32 // the current line's token spans by file column
+	keyCols  [5]int             // file columns of the residue key (model, chain, comp, seq, icode)
+	nKey     int
+	key      [5]uint64 // the previous fast row's packed key values
+	keyValid bool      // key holds the previous row's key (that row went the fast way)
+	// file columns of the atom's own fields
+	name, elem, alt, x, y, z, occ, bf int
+	// packed name -> interned string, direct mapped
+	nameKey [256]uint64
+	nameVal [256]string
+	elemKey [64]uint64
+	elemVal [64]string
+}
+
+// startFast prepares the fast path for a new _atom_site loop (after
+// startAtoms has mapped the columns).
+func (b *builder) startFast() {
+	f := &b.fast
+	f.keyValid = false
+	f.ok = b.ok && len(b.colOf) <= maxFastCols && !b.noFast
+	if !f.ok {
+		return
+	}
+	pick := func(c, alt int) int {
+		if b.cols[c] >= 0 {
+			return b.cols[c]
+		}
+		if alt >= 0 {
+			return b.cols[alt]
+		}
+		return -1
+	}
+	f.nKey = 0
+	for _, c := range [...]int{pick(cModelNum, -1), pick(cAuthAsymID, cLabelAsymID), pick(cLabelCompID, cAuthCompID),
+		pick(cAuthSeqID, -1), pick(cInsCode, -1)} {
+		if c >= 0 {
+			f.keyCols[f.nKey] = c
+			f.nKey++
+		}
+	}
+	f.name = pick(cLabelAtomID, cAuthAtomID)
+	f.elem, f.alt = b.cols[cTypeSymbol], b.cols[cLabelAltID]
+	f.x, f.y, f.z = b.cols[cX], b.cols[cY], b.cols[cZ]
+	f.occ, f.bf = b.cols[cOcc], b.cols[cBiso]
+}
+
+var lenMask = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff, 0xffffffffffffff, 0xffffffffffffffff}
+
+// pack returns the bytes of a token of at most 8 bytes as one word (tokens
+// never hold a zero byte, so the word determines the token), or ok ==
+// false for a longer token or one too close to the end of data.
+func pack(data []byte, s, e int32) (uint64, bool) {
+	l := e - s
+	if l > 8 || int(s)+8 > len(data) {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(data[s:]) & lenMask[l], true
+}
+
+// isNull reports an unquoted '.' or '?'.
+func isNull(data []byte, s, e int32) bool {
+	return e-s == 1 && (data[s] == '.' || data[s] == '?')
+}
+
+// fastAtomRow reads the _atom_site row that starts at data[p] (the first
+// byte of a token) when the whole row is one line of ncol plain tokens:
+// unquoted, printable ASCII, none starting with a quote, '#', '_' or ';',
+// none a reserved word, separated by spaces, the line ending in '\n' (or
+// the end of the input). Such a line tokenizes the same in the general
+// lexer, so the row is added to b exactly as atomRow would add it and the
+// position of the line's end is returned. Any other line returns ok ==
+// false having changed nothing that the general path does not rewrite.
+func (b *builder) fastAtomRow(data []byte, p, ncol int) (end int, ok bool) {
+	f := &b.fast
+	if !f.ok || ncol > maxFastCols {
+		return p, false
+	}
+	n := len(data)
+	q := p
+	col := 0
+	for {
+		s := q
+		if !plain[data[q]] {
+			return p, false
+		}
+		q++
+		for q < n && data[q]-'!' < '~'-'!'+1 {
+			q++
+		}
+		if q-s >= 5 && maybeKeyword(data[s:q]) {
+			return p, false
+		}
+		if col == ncol {
+			return p, false // more than one row on the line
+		}
+		f.s[col], f.e[col] = int32(s), int32(q)
+		col++
+		// separator: spaces, then the next token or the line's end (a
+		// token that ended on a tab, CR, control or non-ASCII byte fails
+		// the plain test above on the next round)
+		for q < n && data[q] == ' ' {
+			q++
+		}
+		if q == n || data[q] == '\n' {
+			break
+		}
+	}
+	if col != ncol {
+		return p, false
+	}
+	b.fastAdd(data)
+	return q, true
+}
+
+// fastAdd adds the atom of the tokenized line in b.fast, as atomRow does:
+// when the residue key (model, chain, comp, seq, insertion code) is byte
+// for byte the previous row's, the row's residue is the previous row's
+// (every test in residue() would pass unchanged), else residue() decides.
+func (b *builder) fastAdd(data []byte) {
+	f := &b.fast
+	same, valid := f.keyValid, true
+	for i := 0; i < f.nKey; i++ {
+		c := f.keyCols[i]
+		v, ok := pack(data, f.s[c], f.e[c])
+		if !ok {
+			valid = false
+		}
+		if v != f.key[i] || !ok {
+			same = false
+		}
+		f.key[i] = v
+	}
+	ri := b.curRes
+	if !same || ri < 0 {
+		for c, fi := range b.colOf {
+			if fi >= 0 {
+				b.fields[fi] = val{f.s[c], f.e[c], false}
+			}
+		}
+		ri = b.residue()
+	}
+	f.keyValid = valid
+	var alt byte
+	if s, e := f.s[f.alt], f.e[f.alt]; !isNull(data, s, e) {
+		alt = data[s]
+	}
+	b.atoms = append(b.atoms, structure.Atom{
+		Name:    b.fastName(data, f.s[f.name], f.e[f.name]),
+		Element: b.fastElem(data, f.s[f.elem], f.e[f.elem]),
+		AltLoc:  alt,
+		Occ:     float32(parseFloat(data[f.s[f.occ]:f.e[f.occ]])),
+		B:       float32(parseFloat(data[f.s[f.bf]:f.e[f.bf]])),
+		X:       parseFloat(data[f.s[f.x]:f.e[f.x]]),
+		Y:       parseFloat(data[f.s[f.y]:f.e[f.y]]),
+		Z:       parseFloat(data[f.s[f.z]:f.e[f.z]]),
+	})
+	b.atomRes = append(b.atomRes, int32(ri))
+	b.res[ri].nAtoms++
+}
+
+// fastName is b.in(b.str(name column)) through a cache keyed by the packed
+// token.
+func (b *builder) fastName(data []byte, s, e int32) string {
+	if isNull(data, s, e) {
+		return ""
+	}
+	v, ok := pack(data, s, e)
+	if !ok {
+		return b.in(data[s:e])
+	}
+	f := &b.fast
+	h := (v * 0x9E3779B97F4A7C15) >> 56
+	if f.nameKey[h] == v {
+		return f.nameVal[h]
+	}
+	str := b.in(data[s:e])
+	f.nameKey[h], f.nameVal[h] = v, str
+	return str
+}
+
+// fastElem is b.inUpper(b.str(type_symbol column)) through a cache keyed by
+// the packed token.
+func (b *builder) fastElem(data []byte, s, e int32) string {
+	if isNull(data, s, e) {
+		return ""
+	}
+	v, ok := pack(data, s, e)
+	if !ok {
+		return b.inUpper(data[s:e])
+	}
+	f := &b.fast
+	h := (v * 0x9E3779B97F4A7C15) >> 58
+	if f.elemKey[h] == v {
+		return f.elemVal[h]
+	}
+	str := b.inUpper(data[s:e])
+	f.elemKey[h], f.elemVal[h] = v, str
+	return str
+}
