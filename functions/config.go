@@ -20,6 +20,7 @@ type Config struct {
 	OutputPrefix      string        // FOLDCORPUS_OUTPUT_PREFIX (gs://BUCKET/PREFIX)
 	ShardTopic        string        // FOLDCORPUS_SHARD_TOPIC
 	TokenizeTopic     string        // FOLDCORPUS_TOKENIZE_TOPIC (optional)
+	StagingPrefix     string        // FOLDCORPUS_STAGING_PREFIX (optional, gs://OUTPUT_BUCKET/PREFIX; default gs://OUTPUT_BUCKET/staging)
 	DefaultFormat     string        // FOLDCORPUS_FORMAT
 	FetchConcurrency  int           // FOLDCORPUS_FETCH_CONCURRENCY
 	MaxObjectBytes    int64         // FOLDCORPUS_MAX_OBJECT_BYTES
@@ -87,6 +88,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		OutputPrefix:      strings.TrimSuffix(str("FOLDCORPUS_OUTPUT_PREFIX", ""), "/"),
 		ShardTopic:        str("FOLDCORPUS_SHARD_TOPIC", ""),
 		TokenizeTopic:     str("FOLDCORPUS_TOKENIZE_TOPIC", ""),
+		StagingPrefix:     strings.TrimSuffix(str("FOLDCORPUS_STAGING_PREFIX", ""), "/"),
 		DefaultFormat:     str("FOLDCORPUS_FORMAT", DefaultFormat),
 		FetchConcurrency:  num("FOLDCORPUS_FETCH_CONCURRENCY", DefaultFetchConcurrency),
 		MaxObjectBytes:    int64(num("FOLDCORPUS_MAX_OBJECT_BYTES", DefaultMaxObjectBytes)),
@@ -136,6 +138,11 @@ func (c Config) Validate() error {
 	if _, _, err := gcs.ParseURI(c.OutputPrefix+"/x", nil); err != nil || c.OutputPrefix == "" {
 		errs = append(errs, fmt.Errorf("FOLDCORPUS_OUTPUT_PREFIX=%q: want gs://BUCKET/PREFIX", c.OutputPrefix))
 	}
+	if c.StagingPrefix != "" {
+		if b, _, err := gcs.ParseURI(c.StagingPrefix+"/x", nil); err != nil || b != c.OutputBucket() {
+			errs = append(errs, fmt.Errorf("FOLDCORPUS_STAGING_PREFIX=%q: want gs://%s/PREFIX (the output bucket)", c.StagingPrefix, c.OutputBucket()))
+		}
+	}
 	if c.FetchConcurrency < 1 || c.FetchConcurrency > 1024 {
 		errs = append(errs, fmt.Errorf("FOLDCORPUS_FETCH_CONCURRENCY=%d: want 1..1024", c.FetchConcurrency))
 	}
@@ -173,4 +180,14 @@ func (c Config) Buckets() []string {
 		out = append(out, b)
 	}
 	return out
+}
+
+// stagingPrefix is where shards of a neural format stage their adapted
+// inputs for the accelerator job: FOLDCORPUS_STAGING_PREFIX, else
+// gs://OUTPUT_BUCKET/staging.
+func (c Config) stagingPrefix() string {
+	if c.StagingPrefix != "" {
+		return c.StagingPrefix
+	}
+	return "gs://" + c.OutputBucket() + "/staging"
 }

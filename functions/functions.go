@@ -31,7 +31,10 @@
 //	                               per-row objects may come from                        required
 //	FOLDCORPUS_OUTPUT_PREFIX       gs://BUCKET/PREFIX for run outputs                   required
 //	FOLDCORPUS_SHARD_TOPIC         topic id of shard messages (Planner publishes)       required
-//	FOLDCORPUS_TOKENIZE_TOPIC      topic id for the accelerator stage (bio2token)       optional
+//	FOLDCORPUS_TOKENIZE_TOPIC      topic id for the accelerator stage (bio2token); when
+//	                               set, shards of a neural format are staged and published
+//	                               there, else they run inline                          optional
+//	FOLDCORPUS_STAGING_PREFIX      gs://OUTPUT_BUCKET/PREFIX of staged tokenizer inputs default gs://OUTPUT_BUCKET/staging
 //	FOLDCORPUS_FORMAT              format of bare manifest uploads       default contacts-and-distances-v2
 //	FOLDCORPUS_TRIGGER_PARQUET     a finalized NAME.parquet starts a run default true
 //	FOLDCORPUS_FETCH_CONCURRENCY   per-row fetches in flight per shard   default 32

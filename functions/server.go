@@ -28,8 +28,11 @@ type Deps struct {
 	Store     blob.Store
 	Ledger    ledger.Ledger
 	Publisher queue.Publisher
-	Log       *slog.Logger
-	Now       func() time.Time // time.Now when nil
+	// Tokenize, when set, receives the tokenize requests of neural-format
+	// shards (staged for the accelerator job); nil runs them inline.
+	Tokenize TokenizePublisher
+	Log      *slog.Logger
+	Now      func() time.Time // time.Now when nil
 }
 
 // Server handles the functions' events. Safe for concurrent use (Cloud
@@ -75,7 +78,14 @@ func NewServer(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, fmt.Errorf("functions: pubsub client: %w", err)
 	}
 	pub := pubsubq.New(pc, cfg.ShardTopic)
+	var tok *PubSubTokenize
+	var tokenizer TokenizePublisher
+	if cfg.TokenizeTopic != "" {
+		tok = NewPubSubTokenize(pc, cfg.TokenizeTopic)
+		tokenizer = tok
+	}
 	s := New(cfg, Deps{
+		Tokenize:  tokenizer,
 		Store:     gcs.New(sc, gcs.Options{UserProject: cfg.UserProject, MaxObjectBytes: cfg.MaxObjectBytes, AllowedBuckets: cfg.Buckets()}),
 		Ledger:    firestoreledger.New(fc, firestoreledger.Options{Collection: cfg.LedgerCollection}),
 		Publisher: pub,
@@ -83,6 +93,9 @@ func NewServer(ctx context.Context, cfg Config) (_ *Server, err error) {
 	})
 	s.stop = func() {
 		pub.Stop()
+		if tok != nil {
+			tok.Stop()
+		}
 		pc.Close()
 		fc.Close()
 		sc.Close()

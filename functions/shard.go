@@ -48,11 +48,16 @@ func (s *Server) ShardFn(ctx context.Context, e event.Event) error {
 	log = log.With("run", msg.RunID, "shard", msg.Shard)
 	res, err := shardfn.Process(ctx, shardfn.Deps{
 		Store: s.deps.Store, Ledger: s.deps.Ledger, Parse: mmcif.Read,
-		FetchConcurrency: s.cfg.FetchConcurrency, Lease: s.cfg.Lease,
+		FetchConcurrency: s.cfg.FetchConcurrency, Lease: s.cfg.Lease, Handoff: s.handoff(),
 	}, msg)
 	switch {
 	case err == nil && res.AlreadyDone:
 		log.InfoContext(ctx, "shard already done; duplicate delivery acknowledged")
+		return nil
+	case err == nil && res.Staged != "":
+		a := res.Accounting
+		log.InfoContext(ctx, "shard staged for the tokenize job", "rows_in", a.RowsIn, "filtered", a.Filtered,
+			"skipped", a.Skipped, "staged", res.Staged, "attempt", res.Shard.Attempts, "wall_ms", res.Timing.Wall.Milliseconds())
 		return nil
 	case err == nil:
 		a := res.Accounting

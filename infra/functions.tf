@@ -14,6 +14,7 @@ locals {
     FOLDCORPUS_OUTPUT_PREFIX        = "gs://${google_storage_bucket.output.name}/${var.output_prefix}"
     FOLDCORPUS_SHARD_TOPIC          = google_pubsub_topic.shards.name
     FOLDCORPUS_TOKENIZE_TOPIC       = google_pubsub_topic.tokenize.name
+    FOLDCORPUS_STAGING_PREFIX       = "gs://${google_storage_bucket.output.name}/${var.staging_prefix}"
     FOLDCORPUS_FORMAT               = var.format
     FOLDCORPUS_TRIGGER_PARQUET      = tostring(var.trigger_parquet)
     FOLDCORPUS_FETCH_CONCURRENCY    = tostring(var.fetch_concurrency)

@@ -16,9 +16,9 @@ locals {
     FOLDCORPUS_LOG_LEVEL              = var.log_level
     FOLDCORPUS_TOKENIZE_WEIGHTS       = var.tokenize_weights
     FOLDCORPUS_TOKENIZE_BACKEND       = var.tokenize_backend
-    FOLDCORPUS_TOKENIZE_DEVICES       = var.tokenize_devices
-    FOLDCORPUS_TOKENIZE_RUNGS         = var.tokenize_rungs
-    FOLDCORPUS_TOKENIZE_MAX_IN_FLIGHT = var.tokenize_max_in_flight
+    FOLDCORPUS_TOKENIZE_DEVICES       = tostring(var.tokenize_devices)
+    FOLDCORPUS_TOKENIZE_RUNGS         = tostring(var.tokenize_rungs)
+    FOLDCORPUS_TOKENIZE_MAX_IN_FLIGHT = tostring(var.tokenize_max_in_flight)
     FOLDCORPUS_TOKENIZE_FLUSH_AFTER   = var.tokenize_flush_after
   }
 }

@@ -58,6 +58,11 @@ type Deps struct {
 	FetchConcurrency int
 	// Lease is the claim duration (DefaultLease when 0).
 	Lease time.Duration
+	// Handoff, when set, sends the shards of a neural format
+	// (format.Neural) to the accelerator job: the shard is adapted and
+	// staged here and left pending for the job (see staged.go). Nil runs
+	// every format inline.
+	Handoff *Handoff
 	// OnRow, when set, is called once per row as it is written (from one
 	// goroutine at a time), with the row's outcome: "doc", "skipped" or the
 	// filter reason.
@@ -86,6 +91,10 @@ type Result struct {
 	// already existed (an earlier attempt wrote it) and matched.
 	Bytes    int
 	Verified bool
+	// Staged is the URI of the staged inputs when the shard was handed to
+	// the accelerator job (Deps.Handoff): the shard is pending until the
+	// job writes the output and marks it done.
+	Staged string
 }
 
 // RowError is the failure of one row: which entry, at which stage, why.
@@ -102,7 +111,8 @@ func (e *RowError) Error() string {
 func (e *RowError) Unwrap() error { return e.Err }
 
 // Process runs one shard (see the package doc). It returns a nil error when
-// the shard is done (now or before). A returned error wrapping
+// the shard is done (now or before), or, for a neural format with
+// Deps.Handoff set, staged and handed to the accelerator job (Result.Staged). A returned error wrapping
 // derrors.ErrTransient is worth a redelivery: the shard has been released
 // back to pending in the ledger (Ledger.Release, the cause kept as its last
 // error), never recorded as failed. One wrapping derrors.ErrPermanent has
@@ -138,6 +148,9 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 		return res, err
 	}
 	res.Shard = shard
+	if nf, ok := f.(format.Neural); ok && deps.Handoff != nil {
+		return handOff(ctx, deps, msg, nf, shard, res)
+	}
 	acc, data, err := run(ctx, deps, msg, f, &res.Timing)
 	if err == nil {
 		res.Accounting = acc

@@ -7,230 +7,41 @@
 //
 // Shard functions of a neural format fetch, parse and adapt as usual, then
 // Stage the adapted coordinates in the bucket and publish a Request to the
-// tokenize topic.
+// tokenize topic (package internal/tokenize defines both, free of cloud
+// imports, so that the shard function can use them; the names below are
+// aliases).
 package tpujob
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 
-	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 	"github.com/foldcorpus/foldcorpus/internal/blob"
-	"github.com/foldcorpus/foldcorpus/internal/corpus"
-	"github.com/foldcorpus/foldcorpus/internal/derrors"
-	"github.com/foldcorpus/foldcorpus/internal/format"
-	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/tokenize"
 )
 
-// Request is the JSON body of one tokenize message: one shard. Attributes
-// "run" and "shard" duplicate RunID and Shard for filtering and logs.
-type Request struct {
-	RunID  string `json:"run_id"`
-	Shard  int    `json:"shard"`
-	Total  int    `json:"total"`
-	Format string `json:"format"` // "bio2token-v2"
-	// Staged is the URI of the shard's staged inputs (see Staged).
-	Staged string `json:"staged"`
-	// Output is the URI of the shard's output parquet.
-	Output string `json:"output"`
+type (
+	// Request is one tokenize message (see tokenize.Request).
+	Request = tokenize.Request
+	// Staged is one shard's staged inputs (see tokenize.Staged).
+	Staged = tokenize.Staged
+	// StagedRow is one adapted structure (see tokenize.StagedRow).
+	StagedRow = tokenize.StagedRow
+)
+
+// DecodeRequest is tokenize.DecodeRequest.
+func DecodeRequest(data []byte) (Request, error) { return tokenize.DecodeRequest(data) }
+
+// EncodeStaged is tokenize.EncodeStaged.
+func EncodeStaged(s *Staged) ([]byte, error) { return tokenize.EncodeStaged(s) }
+
+// DecodeStaged is tokenize.DecodeStaged.
+func DecodeStaged(data []byte) (*Staged, error) { return tokenize.DecodeStaged(data) }
+
+// Stage is tokenize.Stage.
+func Stage(ctx context.Context, store blob.Store, uri string, s *Staged) error {
+	return tokenize.Stage(ctx, store, uri, s)
 }
 
-// Validate reports a request that can never succeed.
-func (r Request) Validate() error {
-	switch {
-	case r.RunID == "":
-		return errors.New("tokenize request without run_id")
-	case r.Shard < 0 || r.Total <= 0 || r.Shard >= r.Total:
-		return fmt.Errorf("tokenize request shard %d of %d", r.Shard, r.Total)
-	case r.Format != fb2t.Name:
-		return fmt.Errorf("tokenize request for format %q, want %s", r.Format, fb2t.Name)
-	case r.Staged == "" || r.Output == "":
-		return errors.New("tokenize request without staged or output URI")
-	}
-	return nil
-}
-
-// DecodeRequest parses a message body; a malformed body is permanent.
-func DecodeRequest(data []byte) (Request, error) {
-	var r Request
-	if err := json.Unmarshal(data, &r); err != nil {
-		return r, derrors.Permanent(fmt.Errorf("tokenize request: %w", err))
-	}
-	if err := r.Validate(); err != nil {
-		return r, derrors.Permanent(err)
-	}
-	return r, nil
-}
-
-// Staged is one shard's staged inputs, written by the shard function: the
-// accounting of the rows it already settled (rows_in counts every row;
-// filtered and skipped rows are not staged), the passthrough columns and
-// one adapted structure per remaining row, in manifest order.
-type Staged struct {
-	Accounting  corpus.Accounting `json:"accounting"`
-	Passthrough []format.Column   `json:"passthrough,omitempty"`
-	Rows        []StagedRow       `json:"rows"`
-}
-
-// StagedRow is one adapted structure.
-type StagedRow struct {
-	EntryID     string     `json:"entry_id"`
-	Structure   string     `json:"structure"`
-	Passthrough []any      `json:"passthrough,omitempty"` // aligned with Staged.Passthrough
-	Input       *b2t.Input `json:"input"`
-}
-
-// EncodeStaged serializes s (gzip-compressed JSON).
-func EncodeStaged(s *Staged) ([]byte, error) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if err := json.NewEncoder(zw).Encode(s); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// DecodeStaged parses a staged object; passthrough values get their
-// column's Go type back (int64, float64, string, bool, lists). Any defect
-// is a permanent error.
-func DecodeStaged(data []byte) (*Staged, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, derrors.Permanent(fmt.Errorf("staged object: %w", err))
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, derrors.Permanent(fmt.Errorf("staged object: %w", err))
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var s Staged
-	if err := dec.Decode(&s); err != nil {
-		return nil, derrors.Permanent(fmt.Errorf("staged object: %w", err))
-	}
-	for i := range s.Rows {
-		r := &s.Rows[i]
-		if r.Input == nil || len(r.Input.Coords) != 3*r.Input.NumAtoms() || len(r.Input.AtomRes) != r.Input.NumAtoms() || r.Input.NumAtoms() == 0 {
-			return nil, derrors.Permanent(fmt.Errorf("staged row %d (%s): malformed input", i, r.EntryID))
-		}
-		for _, ri := range r.Input.AtomRes {
-			if ri < 0 || int(ri) >= len(r.Input.ResNames) {
-				return nil, derrors.Permanent(fmt.Errorf("staged row %d (%s): atom of residue %d of %d", i, r.EntryID, ri, len(r.Input.ResNames)))
-			}
-		}
-		if len(r.Passthrough) != len(s.Passthrough) {
-			return nil, derrors.Permanent(fmt.Errorf("staged row %d (%s): %d passthrough values for %d columns", i, r.EntryID, len(r.Passthrough), len(s.Passthrough)))
-		}
-		for j, c := range s.Passthrough {
-			v, err := typed(c.Type, r.Passthrough[j])
-			if err != nil {
-				return nil, derrors.Permanent(fmt.Errorf("staged row %d (%s) column %s: %w", i, r.EntryID, c.Name, err))
-			}
-			r.Passthrough[j] = v
-		}
-	}
-	return &s, nil
-}
-
-func typed(t format.ColumnType, v any) (any, error) {
-	if v == nil {
-		return nil, nil
-	}
-	list := func(elem format.ColumnType) (any, error) {
-		xs, ok := v.([]any)
-		if !ok {
-			return nil, fmt.Errorf("%T is not a list", v)
-		}
-		var out any
-		switch elem {
-		case format.Int64:
-			out = make([]int64, 0, len(xs))
-		case format.Float64:
-			out = make([]float64, 0, len(xs))
-		default:
-			out = make([]string, 0, len(xs))
-		}
-		for _, x := range xs {
-			e, err := typed(elem, x)
-			if err != nil {
-				return nil, err
-			}
-			switch o := out.(type) {
-			case []int64:
-				out = append(o, e.(int64))
-			case []float64:
-				out = append(o, e.(float64))
-			case []string:
-				out = append(o, e.(string))
-			}
-		}
-		return out, nil
-	}
-	switch t {
-	case format.String:
-		if s, ok := v.(string); ok {
-			return s, nil
-		}
-	case format.Bool:
-		if b, ok := v.(bool); ok {
-			return b, nil
-		}
-	case format.Int64:
-		if n, ok := v.(json.Number); ok {
-			return n.Int64()
-		}
-	case format.Float64:
-		if n, ok := v.(json.Number); ok {
-			return n.Float64()
-		}
-	case format.Int64List:
-		return list(format.Int64)
-	case format.Float64List:
-		return list(format.Float64)
-	case format.StringList:
-		return list(format.String)
-	}
-	return nil, fmt.Errorf("value %v (%T) does not fit column type %d", v, v, t)
-}
-
-// Stage writes s to uri create-only. Idempotent: a retry that finds the
-// object with the same bytes succeeds; different bytes are a permanent
-// error. Transient store errors are returned as they are.
-func Stage(ctx context.Context, store blob.Store, uri string, s *Staged) (err error) {
-	defer derrors.Wrap(&err, "tpujob.Stage(%s)", uri)
-	data, err := EncodeStaged(s)
-	if err != nil {
-		return derrors.Permanent(err)
-	}
-	_, err = createOrVerify(ctx, store, uri, data)
-	return err
-}
-
-// createOrVerify creates the object, or verifies that an existing one has
-// the same bytes (a retry of a write that succeeded).
-func createOrVerify(ctx context.Context, store blob.Store, uri string, data []byte) (verified bool, err error) {
-	err = store.Create(ctx, uri, data)
-	if err == nil {
-		return false, nil
-	}
-	if !errors.Is(err, derrors.ErrExists) {
-		return false, err
-	}
-	old, rerr := store.ReadAll(ctx, uri)
-	if rerr != nil {
-		return false, rerr
-	}
-	if sha256.Sum256(old) != sha256.Sum256(data) {
-		return false, derrors.Permanent(fmt.Errorf("%s exists with different content", uri))
-	}
-	return true, nil
+func createOrVerify(ctx context.Context, store blob.Store, uri string, data []byte) (bool, error) {
+	return tokenize.CreateOrVerify(ctx, store, uri, data)
 }

@@ -84,3 +84,18 @@ type Format interface {
 	// designed-in filter.
 	Generate(in Input) (Result, error)
 }
+
+// Neural is implemented by formats whose per-row cost is a neural network
+// forward pass (bio2token-v2). Generate still runs the whole row inline
+// (the local runner, on the CPU); in the cloud the shard function runs only
+// Adapt per row and hands the adapted inputs of the whole shard to the
+// accelerator job (package tpujob), which batches them across shards.
+type Neural interface {
+	Format
+	// Adapt runs the CPU part of Generate for one row: it returns the
+	// encoder input for the accelerator job, or a designed-in filter
+	// reason (when the row can get no document, checked before any
+	// encoder runs), or an error as Generate would return it. Safe for
+	// concurrent use.
+	Adapt(in Input) (adapted any, filtered string, err error)
+}

@@ -143,20 +143,45 @@ func Result(doc b2t.Document, filtered string) format.Result {
 	}}
 }
 
+var _ format.Neural = (*Format)(nil)
+
+// Adapt is the CPU part of Generate (format.Neural): the adapted
+// structure (*bio2token.Input: canonical atom order, centred) that the
+// accelerator job tokenizes, or the filter "too_many_residues". Errors as
+// Generate's. Safe for concurrent use.
+func (f *Format) Adapt(in format.Input) (any, string, error) {
+	adapted, filtered, err := adapt(in)
+	if err != nil || filtered != "" {
+		return nil, filtered, err
+	}
+	return adapted, "", nil
+}
+
+func adapt(in format.Input) (*b2t.Input, string, error) {
+	if in.Structure == nil {
+		return nil, "", fmt.Errorf("%s: %s: no structure", Name, in.EntryID)
+	}
+	adapted, err := b2t.Adapt(in.Structure)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %s: %w", Name, in.EntryID, err)
+	}
+	if len(adapted.ResNames) > b2t.MaxResidues || b2t.AtomBudget(len(adapted.ResNames)) <= 0 {
+		return nil, b2t.FilterTooLong, nil
+	}
+	return adapted, "", nil
+}
+
 // Generate adapts, tokenizes and assembles one structure. A structure that
 // cannot be adapted (no model, no atoms) is an error; more than 2,701
 // residues is the filter outcome "too_many_residues" (checked before the
 // encoder runs). Safe for concurrent use.
 func (f *Format) Generate(in format.Input) (format.Result, error) {
-	if in.Structure == nil {
-		return format.Result{}, fmt.Errorf("%s: %s: no structure", Name, in.EntryID)
-	}
-	adapted, err := b2t.Adapt(in.Structure)
+	adapted, filtered, err := adapt(in)
 	if err != nil {
-		return format.Result{}, fmt.Errorf("%s: %s: %w", Name, in.EntryID, err)
+		return format.Result{}, err
 	}
-	if len(adapted.ResNames) > b2t.MaxResidues || b2t.AtomBudget(len(adapted.ResNames)) <= 0 {
-		return Result(b2t.Document{}, b2t.FilterTooLong), nil
+	if filtered != "" {
+		return Result(b2t.Document{}, filtered), nil
 	}
 	n := adapted.NumAtoms()
 	batch := b2t.Batch{Shape: b2t.Shape{Batch: 1, Length: b2t.BucketFor(f.ladder, n)}, Items: []int{0}}
