@@ -6,7 +6,9 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=1 go build -trimpath -o /out/foldcorpus ./cmd/foldcorpus
+# -tags xla: the XLA/PJRT backend (cmd/foldcorpus/xla.go); the plugin itself
+# (libtpu, or the CUDA PJRT plugin) is found through PJRT_PLUGIN_LIBRARY_PATH.
+RUN CGO_ENABLED=1 go build -tags xla -trimpath -o /out/foldcorpus ./cmd/foldcorpus
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*
