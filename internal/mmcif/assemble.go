@@ -1,6 +1,8 @@
 package mmcif
 
 import (
+	"slices"
+
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
@@ -149,13 +151,15 @@ func (b *builder) assemble(name string) *structure.Structure {
 		chains[p.model] = append(chains[p.model], chainRec{p.name, p.res})
 	}
 	// final residue order and atom offsets
-	order := make([]int32, 0, len(b.res))
+	order := b.order[:0]
 	for _, cs := range chains {
 		for _, c := range cs {
 			order = append(order, c.res...)
 		}
 	}
-	start := make([]int32, len(b.res))
+	b.order = order
+	b.start = slices.Grow(b.start[:0], len(b.res))[:len(b.res)]
+	start := b.start
 	off := int32(0)
 	for _, ri := range order {
 		start[ri] = off
@@ -163,7 +167,8 @@ func (b *builder) assemble(name string) *structure.Structure {
 	}
 	atoms := b.atoms
 	inPlace := true
-	fill := make([]int32, len(b.res))
+	b.fill = slices.Grow(b.fill[:0], len(b.res))[:len(b.res)]
+	fill := b.fill
 	copy(fill, start)
 	for i, ri := range b.atomRes {
 		if fill[ri] != int32(i) {

@@ -3,6 +3,7 @@ package mmcif
 import (
 	"bytes"
 	"math"
+	"sync"
 
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
@@ -102,19 +103,79 @@ type builder struct {
 	intern                    map[string]string
 	cache                     [512]string
 
+	order, start, fill []int32  // assemble's scratch
+	doc                document // parse's result
+	loopTags           []span   // parse's scratch
+	names              []string // the _atom_site loop's column names
+
 	fast   fastState // the line fast path's state (fastrow.go)
 	noFast bool      // read every value with the general tokenizer (tests)
 }
 
-func newBuilder(data []byte) *builder {
-	est := len(data) / 90
-	return &builder{
-		data:     data,
-		atoms:    make([]structure.Atom, 0, est),
-		atomRes:  make([]int32, 0, est),
-		curModel: -1, curPart: -1, curRes: -1,
-		intern: make(map[string]string, 64),
+// builders keeps builders between reads: their scratch slices and name
+// tables are reused, so that a read allocates little besides its result.
+var builders = sync.Pool{New: func() any { return &builder{intern: make(map[string]string, 64)} }}
+
+// maxInterned bounds the names a pooled builder keeps between reads.
+const maxInterned = 1 << 12
+
+// getBuilder returns an empty builder for data (from the pool).
+func getBuilder(data []byte) *builder {
+	b := builders.Get().(*builder)
+	b.data = data
+	b.curModel, b.curPart, b.curRes = -1, -1, -1
+	return b
+}
+
+// release returns b to the pool. The result's atoms, residues and names
+// stay with the result: names are interned strings, immutable and shared.
+func (b *builder) release() {
+	b.data, b.atoms = nil, nil
+	b.atomRes = b.atomRes[:0]
+	b.res = b.res[:0]
+	for i := range b.parts {
+		b.parts[i].idx, b.parts[i].name = nil, ""
 	}
+	b.parts = b.parts[:0]
+	for i := range b.models {
+		b.models[i].name = nil
+	}
+	b.models = b.models[:0]
+	clear(b.modelIdx)
+	if len(b.intern) > maxInterned {
+		b.intern = make(map[string]string, 64)
+	}
+	b.noFast = false
+	b.fast.keyValid = false
+	b.doc.name = ""
+	builders.Put(b)
+}
+
+// reserveAtoms sizes the atom arrays for an _atom_site loop whose first
+// value is at data[from], guessing one row per line as long as the first
+// one (at least 40 bytes) up to the end of the input.
+func (b *builder) reserveAtoms(from int) {
+	if b.atoms != nil || from >= len(b.data) {
+		return
+	}
+	rest := len(b.data) - from
+	line := bytes.IndexByte(b.data[from:], '\n') + 1
+	if line <= 0 {
+		line = rest
+	}
+	est := rest/max(line, 40) + 16
+	b.atoms = make([]structure.Atom, 0, est)
+	if cap(b.atomRes) < est {
+		b.atomRes = make([]int32, 0, est)
+	}
+}
+
+// newPart starts a chain part, reusing the residue list of a released one.
+func (b *builder) newPart(p partRec) {
+	if len(b.parts) < cap(b.parts) {
+		p.res = b.parts[:len(b.parts)+1][len(b.parts)].res[:0]
+	}
+	b.parts = append(b.parts, p)
 }
 
 func (b *builder) startAtoms(names []string) {
@@ -285,7 +346,7 @@ func (b *builder) residue() int {
 		cname = b.str(cLabelAsymID)
 	}
 	if b.curPart < 0 || b.parts[b.curPart].name != string(cname) {
-		b.parts = append(b.parts, partRec{model: int32(b.curModel), name: b.in(cname), maxSeq: math.MinInt})
+		b.newPart(partRec{model: int32(b.curModel), name: b.in(cname), maxSeq: math.MinInt})
 		b.curPart = len(b.parts) - 1
 		b.curRes = -1
 	}

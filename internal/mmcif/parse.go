@@ -41,15 +41,20 @@ const (
 	catStructAsym = "_struct_asym."
 )
 
-func lowerTag(b []byte) string {
-	s := make([]byte, len(b))
-	for i, c := range b {
+// lowerTag returns the tag lower-cased, interned in b.
+func (b *builder) lowerTag(t []byte) string {
+	var buf [64]byte
+	s := buf[:0]
+	if len(t) > len(buf) {
+		s = make([]byte, 0, len(t))
+	}
+	for _, c := range t {
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		s[i] = c
+		s = append(s, c)
 	}
-	return string(s)
+	return b.in(s)
 }
 
 func hasPrefixFold(b []byte, prefix string) bool {
@@ -70,15 +75,21 @@ type document struct {
 // (every loop must hold a multiple of its tag count), streams the first
 // block's _atom_site loop rows into b, and returns the small categories.
 func parse(data []byte, b *builder) (*document, error) {
-	doc := &document{}
+	doc := &b.doc
+	*doc = document{
+		entity:    table{tags: doc.entity.tags[:0], vals: doc.entity.vals[:0]},
+		asym:      table{tags: doc.asym.tags[:0], vals: doc.asym.vals[:0]},
+		atomPairs: table{tags: doc.atomPairs.tags[:0], vals: doc.atomPairs.vals[:0]},
+	}
 	l := lexer{data: data}
 	var (
 		pending  bool // a token was read ahead by the loop reader
 		pk       tokKind
 		psp      span
 		inFirst  bool
-		loopTags []span
+		loopTags = b.loopTags[:0]
 	)
+	defer func() { b.loopTags = loopTags[:0] }()
 	for {
 		var (
 			k   tokKind
@@ -134,7 +145,7 @@ func parse(data []byte, b *builder) (*document, error) {
 				t, prefix = &doc.asym, catStructAsym
 			}
 			if t != nil {
-				t.tags = append(t.tags, lowerTag(tag[len(prefix):]))
+				t.tags = append(t.tags, b.lowerTag(tag[len(prefix):]))
 				t.vals = append(t.vals, v)
 			}
 		case tLoop:
@@ -174,19 +185,28 @@ func parse(data []byte, b *builder) (*document, error) {
 				}
 			}
 			var names []string
+			if t != nil {
+				names = t.tags[:0]
+			} else if atoms {
+				names = b.names[:0]
+			}
 			if t != nil || atoms {
-				names = make([]string, len(loopTags))
-				for i, tsp := range loopTags {
+				for _, tsp := range loopTags {
+					name := ""
 					if tg := data[tsp.s:tsp.e]; len(tg) > len(prefix) {
-						names[i] = lowerTag(tg[len(prefix):])
+						name = b.lowerTag(tg[len(prefix):])
 					}
+					names = append(names, name)
 				}
 			}
 			if t != nil {
-				*t = table{tags: names}
+				*t = table{tags: names, vals: t.vals[:0]}
+			} else if atoms {
+				b.names = names
 			}
 			if atoms {
 				b.startAtoms(names)
+				b.reserveAtoms(int(sp.s))
 			}
 			ncol := len(loopTags)
 			count := 0

@@ -55,7 +55,8 @@ func readWith(data []byte, noFast bool) (st *structure.Structure, info Info, err
 			return nil, info, derrors.Permanent(fmt.Errorf("gzip: %w", err))
 		}
 	}
-	b := newBuilder(data)
+	b := getBuilder(data)
+	defer b.release()
 	b.noFast = noFast
 	doc, err := parse(data, b)
 	if err != nil {
