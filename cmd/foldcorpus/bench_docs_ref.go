@@ -47,24 +47,19 @@ type sideBySide struct {
 // the same files (process CPU time, measured inside the script, excluding
 // interpreter start-up) and checks that its documents equal ours.
 func pythonCadv2Baseline(ctx context.Context, f format.Format, ins []docsBenchInput, reps int) (sideBySide, error) {
-	const python = "/usr/bin/python3"
-	if _, err := exec.LookPath(python); err != nil {
-		return sideBySide{}, fmt.Errorf("side-by-side baseline needs %s with gemmi (apt install python3-gemmi): %w", python, err)
+	if _, err := exec.LookPath(python3); err != nil {
+		return sideBySide{}, fmt.Errorf("side-by-side baseline needs %s with gemmi (apt install python3-gemmi): %w", python3, err)
 	}
 	dir, err := os.MkdirTemp("", "foldcorpus-bench-docs-")
 	if err != nil {
 		return sideBySide{}, err
 	}
 	defer os.RemoveAll(dir)
-	script := filepath.Join(dir, "cadv2_reference.py")
-	if err := os.WriteFile(script, cadv2Reference, 0o644); err != nil {
-		return sideBySide{}, err
-	}
 	pmin := cadv2.Defaults().ResiduePLDDTMin
 	if cf, ok := f.(*cadv2.Format); ok {
 		pmin = cf.Options().ResiduePLDDTMin
 	}
-	args := []string{script, strconv.FormatFloat(pmin, 'g', -1, 64), strconv.Itoa(reps)}
+	args := []string{strconv.FormatFloat(pmin, 'g', -1, 64), strconv.Itoa(reps)}
 	ours := make([]string, len(ins))
 	for i, in := range ins {
 		args = append(args, in.name)
@@ -72,18 +67,42 @@ func pythonCadv2Baseline(ctx context.Context, f format.Format, ins []docsBenchIn
 		if err != nil {
 			return sideBySide{}, err
 		}
-		res, err := f.Generate(p)
-		if err == nil && res.Filtered == "" {
-			sum := sha1.Sum([]byte(res.Document))
-			ours[i] = hex.EncodeToString(sum[:])
-		}
+		ours[i] = docSHA1(f, p)
+	}
+	return runPythonBaseline(ctx, dir, "cadv2_reference.py", cadv2Reference, args, ours, "Python 3.11 + gemmi 0.5.7 re-implementation")
+}
+
+// python3 is the interpreter the side-by-side baselines run under.
+const python3 = "/usr/bin/python3"
+
+// docSHA1 is the hex sha1 of the document f generates for p, or "" when f
+// filters p or fails on it (the baselines' null).
+func docSHA1(f format.Format, p format.Input) string {
+	res, err := f.Generate(p)
+	if err != nil || res.Filtered != "" {
+		return ""
+	}
+	sum := sha1.Sum([]byte(res.Document))
+	return hex.EncodeToString(sum[:])
+}
+
+// runPythonBaseline writes script into dir as name and runs it under
+// python3 with args. The script prints one JSON object: files, reps, the
+// CPU seconds of its read and generate stages, and one sha1 (or null) per
+// input, which are compared with ours (same order). what names the
+// baseline in the report. An error is returned when python fails, prints
+// something else, or answers for a different number of inputs.
+func runPythonBaseline(ctx context.Context, dir, name string, script []byte, args, ours []string, what string) (sideBySide, error) {
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, script, 0o644); err != nil {
+		return sideBySide{}, err
 	}
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, python, args...)
+	cmd := exec.CommandContext(ctx, python3, append([]string{path}, args...)...)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return sideBySide{}, fmt.Errorf("python baseline: %w\n%s", err, stderr.Bytes())
+		return sideBySide{}, fmt.Errorf("python baseline (%s %s): %w\n%s", python3, name, err, stderr.Bytes())
 	}
 	var r struct {
 		Files     int       `json:"files"`
@@ -95,10 +114,10 @@ func pythonCadv2Baseline(ctx context.Context, f format.Format, ins []docsBenchIn
 	if err := json.Unmarshal(out, &r); err != nil {
 		return sideBySide{}, fmt.Errorf("python baseline output: %w", err)
 	}
-	if len(r.SHA1) != len(ins) {
-		return sideBySide{}, fmt.Errorf("python baseline returned %d results for %d inputs", len(r.SHA1), len(ins))
+	if len(r.SHA1) != len(ours) {
+		return sideBySide{}, fmt.Errorf("python baseline returned %d results for %d inputs", len(r.SHA1), len(ours))
 	}
-	s := sideBySide{what: fmt.Sprintf("Python 3.11 + gemmi 0.5.7 re-implementation (%s), %d reps", "cadv2_reference.py", r.Reps)}
+	s := sideBySide{what: fmt.Sprintf("%s (%s), %d reps", what, name, r.Reps)}
 	n := float64(r.Files * r.Reps)
 	s.read, s.gen, s.total = n/r.ReadS, n/r.GenerateS, n/(r.ReadS+r.GenerateS)
 	for i, h := range r.SHA1 {

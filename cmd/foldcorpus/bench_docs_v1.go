@@ -9,13 +9,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha1"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 
@@ -82,7 +79,6 @@ func loadRecordInputs(path string) ([]docsBenchInput, error) {
 // time measured inside the script, interpreter start-up excluded) and checks
 // that its documents equal ours.
 func pythonContactsV1Baseline(ctx context.Context, f format.Format, ins []docsBenchInput, reps int) (sideBySide, error) {
-	const python = "/usr/bin/python3"
 	cf, ok := f.(*contactsv1.Format)
 	if !ok {
 		return sideBySide{}, fmt.Errorf("format %s is not contacts-v1", f.Name())
@@ -92,7 +88,7 @@ func pythonContactsV1Baseline(ctx context.Context, f format.Format, ins []docsBe
 		return sideBySide{}, err
 	}
 	defer os.RemoveAll(dir)
-	script, records := filepath.Join(dir, "contactsv1_reference.py"), filepath.Join(dir, "records.jsonl")
+	records := filepath.Join(dir, "records.jsonl")
 	var buf bytes.Buffer
 	ours := make([]string, len(ins))
 	for i, in := range ins {
@@ -105,49 +101,13 @@ func pythonContactsV1Baseline(ctx context.Context, f format.Format, ins []docsBe
 			return sideBySide{}, err
 		}
 		buf.Write(append(line, '\n'))
-		if res, err := f.Generate(p); err == nil && res.Filtered == "" {
-			sum := sha1.Sum([]byte(res.Document))
-			ours[i] = hex.EncodeToString(sum[:])
-		}
-	}
-	if err := os.WriteFile(script, contactsV1Reference, 0o644); err != nil {
-		return sideBySide{}, err
+		ours[i] = docSHA1(f, p)
 	}
 	if err := os.WriteFile(records, buf.Bytes(), 0o644); err != nil {
 		return sideBySide{}, err
 	}
 	cfg := cf.Config()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, python, script, strconv.FormatBool(cfg.Think), strconv.Itoa(cfg.MinSeqSeparation),
-		strconv.FormatFloat(cfg.MinContactDegree, 'g', -1, 64), strconv.Itoa(cfg.ContextLength), strconv.Itoa(reps), records)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return sideBySide{}, fmt.Errorf("python baseline (%s): %w\n%s", python, err, stderr.Bytes())
-	}
-	var r struct {
-		Files     int       `json:"files"`
-		Reps      int       `json:"reps"`
-		ReadS     float64   `json:"read_s"`
-		GenerateS float64   `json:"generate_s"`
-		SHA1      []*string `json:"sha1"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		return sideBySide{}, fmt.Errorf("python baseline output: %w", err)
-	}
-	if len(r.SHA1) != len(ins) {
-		return sideBySide{}, fmt.Errorf("python baseline returned %d results for %d inputs", len(r.SHA1), len(ins))
-	}
-	s := sideBySide{what: fmt.Sprintf("Python 3.11 re-implementation (contactsv1_reference.py), %d reps", r.Reps)}
-	n := float64(r.Files * r.Reps)
-	s.read, s.gen, s.total = n/r.ReadS, n/r.GenerateS, n/(r.ReadS+r.GenerateS)
-	for i, h := range r.SHA1 {
-		if ours[i] != "" || h != nil {
-			s.compared++
-			if h != nil && *h == ours[i] {
-				s.identical++
-			}
-		}
-	}
-	return s, nil
+	args := []string{strconv.FormatBool(cfg.Think), strconv.Itoa(cfg.MinSeqSeparation),
+		strconv.FormatFloat(cfg.MinContactDegree, 'g', -1, 64), strconv.Itoa(cfg.ContextLength), strconv.Itoa(reps), records}
+	return runPythonBaseline(ctx, dir, "contactsv1_reference.py", contactsV1Reference, args, ours, "Python 3.11 re-implementation")
 }
