@@ -64,19 +64,34 @@ func classify(err error) error {
 	}
 }
 
-// ReadAll reads the whole file to EOF. Idempotent.
-func (Store) ReadAll(ctx context.Context, uri string) (_ []byte, err error) {
-	defer derrors.Wrap(&err, "localblob.ReadAll(%s)", uri)
+// ctxPath returns ctx's error if it is done, else uri's file path (Path).
+func ctxPath(ctx context.Context, uri string) (string, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return "", err
 	}
-	p, err := Path(uri)
+	return Path(uri)
+}
+
+// open opens uri's file for reading (after ctxPath), with the open error
+// classified; it returns the file and its path.
+func open(ctx context.Context, uri string) (*os.File, string, error) {
+	p, err := ctxPath(ctx, uri)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, classify(err)
+		return nil, "", classify(err)
+	}
+	return f, p, nil
+}
+
+// ReadAll reads the whole file to EOF. Idempotent.
+func (Store) ReadAll(ctx context.Context, uri string) (_ []byte, err error) {
+	defer derrors.Wrap(&err, "localblob.ReadAll(%s)", uri)
+	f, _, err := open(ctx, uri)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(f)
@@ -86,16 +101,9 @@ func (Store) ReadAll(ctx context.Context, uri string) (_ []byte, err error) {
 // Open opens the file for range reads; the caller closes it.
 func (Store) Open(ctx context.Context, uri string) (_ blob.Object, err error) {
 	defer derrors.Wrap(&err, "localblob.Open(%s)", uri)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	p, err := Path(uri)
+	f, p, err := open(ctx, uri)
 	if err != nil {
 		return nil, err
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, classify(err)
 	}
 	st, err := f.Stat()
 	if err != nil {
@@ -130,10 +138,7 @@ func (o *object) BytesRead() int64 { return o.read.Load() }
 // same name race safely (exactly one wins).
 func (Store) Create(ctx context.Context, uri string, data []byte) (err error) {
 	defer derrors.Wrap(&err, "localblob.Create(%s)", uri)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	p, err := Path(uri)
+	p, err := ctxPath(ctx, uri)
 	if err != nil {
 		return err
 	}
@@ -175,10 +180,7 @@ func (Store) Create(ctx context.Context, uri string, data []byte) (err error) {
 // that one file if it exists.
 func (Store) List(ctx context.Context, pattern string) (_ []string, err error) {
 	defer derrors.Wrap(&err, "localblob.List(%s)", pattern)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	p, err := Path(pattern)
+	p, err := ctxPath(ctx, pattern)
 	if err != nil {
 		return nil, err
 	}
