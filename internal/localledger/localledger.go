@@ -218,9 +218,9 @@ func (l *Ledger) Claim(ctx context.Context, runID string, shard int, lease time.
 	defer derrors.Wrap(&err, "localledger.Claim(%s, %d)", runID, shard)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s, ok := l.shards[key{runID, shard}]
-	if !ok {
-		return s, derrors.ErrNotFound
+	s, err := l.shard(runID, shard)
+	if err != nil {
+		return s, err
 	}
 	now := l.now()
 	switch {
@@ -246,23 +246,16 @@ func (l *Ledger) Complete(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "localledger.Complete(%s, %d)", s.RunID, s.Index)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	old, ok := l.shards[key{s.RunID, s.Index}]
-	if !ok {
-		return derrors.ErrNotFound
+	old, err := l.shard(s.RunID, s.Index)
+	if err != nil {
+		return err
 	}
 	if old.Status == ledger.Done {
 		return nil
 	}
 	s.Status = ledger.Done
-	s.Attempts = old.Attempts
-	s.Started = old.Started
-	s.LastError = old.LastError
-	s.Lease = time.Time{}
 	s.Error, s.EntryID = "", ""
-	if s.Finished.IsZero() {
-		s.Finished = l.now()
-	}
-	return l.append(entry{Shard: &s})
+	return l.finish(s, old)
 }
 
 // Fail records the shard as failed (or dead-lettered when s.Status says so)
@@ -271,9 +264,9 @@ func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "localledger.Fail(%s, %d)", s.RunID, s.Index)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	old, ok := l.shards[key{s.RunID, s.Index}]
-	if !ok {
-		return derrors.ErrNotFound
+	old, err := l.shard(s.RunID, s.Index)
+	if err != nil {
+		return err
 	}
 	if old.Status == ledger.Done {
 		return derrors.ErrAlreadyDone
@@ -281,6 +274,22 @@ func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 	if s.Status != ledger.DeadLettered {
 		s.Status = ledger.Failed
 	}
+	return l.finish(s, old)
+}
+
+// shard returns the recorded shard, or derrors.ErrNotFound. l.mu is held.
+func (l *Ledger) shard(runID string, index int) (ledger.Shard, error) {
+	s, ok := l.shards[key{runID, index}]
+	if !ok {
+		return s, derrors.ErrNotFound
+	}
+	return s, nil
+}
+
+// finish appends s, a shard that has finished with s.Status, keeping old's
+// attempts, start and last error, clearing the lease, and stamping
+// Finished now unless s has it. l.mu is held.
+func (l *Ledger) finish(s, old ledger.Shard) error {
 	s.Attempts = old.Attempts
 	s.Started = old.Started
 	s.LastError = old.LastError
@@ -299,9 +308,9 @@ func (l *Ledger) Release(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "localledger.Release(%s, %d)", s.RunID, s.Index)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	old, ok := l.shards[key{s.RunID, s.Index}]
-	if !ok {
-		return derrors.ErrNotFound
+	old, err := l.shard(s.RunID, s.Index)
+	if err != nil {
+		return err
 	}
 	if old.Status != ledger.Running || old.Attempts != s.Attempts {
 		return nil
