@@ -31,6 +31,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/internal/tokenize"
 	"github.com/foldcorpus/foldcorpus/shardfn"
 	"github.com/foldcorpus/foldcorpus/tpujob"
 )
@@ -213,4 +214,40 @@ func TestNeuralShardHandoff(t *testing.T) {
 		t.Fatalf("duplicate ShardFn = %v", err)
 	}
 	t.Logf("%d documents, %d bytes, identical inline and handed off; tpujob stats %+v", len(di), len(staged), job.Stats())
+}
+
+// TestDeadLetterTokenizeRequest: a tokenize request dead-lettered by the
+// accelerator job's subscription marks its shard dead_lettered, keeping
+// the job's last transient error.
+func TestDeadLetterTokenizeRequest(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	const runID = "gs://manifests/b2t.parquet#1"
+	if err := fx.led.CreateRun(ctx, ledger.Run{ID: runID, Manifest: "gs://manifests/b2t.parquet", Format: fb2t.Name, Output: "gs://out/corpus/b2t", Shards: 2}); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := fx.led.Claim(ctx, runID, 1, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh.Error = "tpujob: injected device failure"
+	if err := fx.led.Release(ctx, sh); err != nil {
+		t.Fatal(err)
+	}
+	req := tokenize.Request{RunID: runID, Shard: 1, Total: 2, Format: fb2t.Name, Staged: "gs://out/staging/b2t/1.staged.json.gz", Output: "gs://out/corpus/b2t/1.parquet"}
+	data, attrs, err := req.Message()
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs[AttrDeadLetterCount] = "10"
+	if err := fx.s.DeadLetter(ctx, pubsubEvent(data, attrs, fx.now)); err != nil {
+		t.Fatal(err)
+	}
+	shards, _ := fx.led.Shards(ctx, runID)
+	if s := shards[1]; s.Status != ledger.DeadLettered || !strings.Contains(s.Error, "after 10 delivery attempts; last error: tpujob: injected device failure") {
+		t.Errorf("shard after a dead-lettered tokenize request: %+v", s)
+	}
+	if shards[0].Status != ledger.Pending {
+		t.Errorf("the other shard changed: %+v", shards[0])
+	}
 }

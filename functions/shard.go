@@ -15,6 +15,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/pubsubq"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
+	"github.com/foldcorpus/foldcorpus/internal/tokenize"
 	"github.com/foldcorpus/foldcorpus/shardfn"
 )
 
@@ -136,6 +137,13 @@ func (s *Server) DeadLetter(ctx context.Context, e event.Event) error {
 		return nil
 	}
 	msg, err := pubsubq.Decode(m.Data, m.Attributes)
+	if err != nil {
+		// The tokenize subscription (the accelerator job's) dead-letters
+		// tokenize requests; they name their shard too.
+		if req, rerr := tokenize.DecodeRequest(m.Data); rerr == nil {
+			msg, err = queue.ShardMessage{RunID: req.RunID, Shard: req.Shard}, nil
+		}
+	}
 	if err != nil {
 		log.ErrorContext(ctx, "invalid dead-lettered message; acknowledged", "error", err.Error(), "run", m.Attributes[pubsubq.AttrRun], "shard", m.Attributes[pubsubq.AttrShard])
 		return nil
