@@ -192,6 +192,15 @@ func (r *Rand) RandBelow(n int) int {
 	if n <= 0 {
 		panic(fmt.Sprintf("pyrandom: RandBelow(%d): n must be positive", n))
 	}
+	if n <= math.MaxUint32 {
+		// GetRandBits(k) for k <= 32 is the top k bits of one word
+		shift := 32 - bits.Len32(uint32(n))
+		for {
+			if v := int(r.Uint32() >> shift); v < n {
+				return v
+			}
+		}
+	}
 	k := bitLen(uint64(n))
 	v := r.GetRandBits(k)
 	for v >= uint64(n) {

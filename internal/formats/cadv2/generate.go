@@ -64,6 +64,8 @@ type Generator struct {
 	slots    []int32
 	runs     []int
 	sampleIx []int32
+	posTok   []uint64 // " <p{i+1}>" as little-endian words (serialize.go)
+	posLen   []uint8
 	grid     contactGrid
 	rng      *pyrandom.Rand
 }
@@ -204,6 +206,19 @@ func (g *Generator) Generate(p *Protein, entryID string) Doc {
 	return g.serialize(p, plddt, k1, insert, atEnd, nContacts)
 }
 
+// ceilInt is int(math.Ceil(q)), without the call for the usual
+// 0 <= q < 2^52.
+func ceilInt(q float64) int {
+	if q >= 0 && q < 1<<52 {
+		t := int(q)
+		if float64(t) < q {
+			t++
+		}
+		return t
+	}
+	return int(math.Ceil(q))
+}
+
 func floorDiv(a, b int) int {
 	q := a / b
 	if a%b != 0 && (a < 0) != (b < 0) {
@@ -282,7 +297,7 @@ func (g *Generator) distances(p *Protein, r *pyrandom.Rand, nDistance int) {
 		pa, pb := p.AtomPos[ai], p.AtomPos[aj]
 		dx, dy, dz := pa[0]-pb[0], pa[1]-pb[1], pa[2]-pb[2]
 		d := math.Sqrt(float64(dx*dx) + float64(dy*dy) + float64(dz*dz))
-		bin := min(max(int(math.Ceil(d/o.DistanceBinWidth)), 1), o.DistanceBins)
+		bin := min(max(ceilInt(d/o.DistanceBinWidth), 1), o.DistanceBins)
 		g.stmts = append(g.stmts, stmt{i: i, j: j, kind: kindDistance, ai: p.AtomName[ai], aj: p.AtomName[aj], bin: uint16(bin)})
 	}
 }

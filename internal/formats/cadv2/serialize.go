@@ -1,6 +1,10 @@
 package cadv2
 
-import "strconv"
+import (
+	"encoding/binary"
+	"slices"
+	"strconv"
+)
 
 var residueTokens = func() [len(aminoAcids) + 1]string {
 	var t [len(aminoAcids) + 1]string
@@ -33,11 +37,48 @@ func posToken(b []byte, i int32) []byte {
 	return append(b, '>')
 }
 
+// maxPosTab bounds the position tokens kept as words: " <p9999>" is the
+// longest that fits in 8 bytes.
+const maxPosTab = 9999
+
+// growPos extends g's table of position tokens to cover n residues.
+func (g *Generator) growPos(n int) {
+	n = min(n, maxPosTab)
+	for i := len(g.posTok); i < n; i++ {
+		t := posToken(nil, int32(i))
+		var w [8]byte
+		copy(w[:], t)
+		g.posTok = append(g.posTok, binary.LittleEndian.Uint64(w[:]))
+		g.posLen = append(g.posLen, uint8(len(t)))
+	}
+}
+
+// appendPos is posToken through g's table: one 8-byte store when b has
+// room (serialize reserves it), posToken otherwise.
+func (g *Generator) appendPos(b []byte, i int32) []byte {
+	l := len(b)
+	if int(i) < len(g.posTok) && cap(b)-l >= 8 {
+		b = b[:l+8]
+		binary.LittleEndian.PutUint64(b[l:], g.posTok[i])
+		return b[:l+int(g.posLen[i])]
+	}
+	return posToken(b, i)
+}
+
 // serialize writes the document (spec section 3) into g.buf. Every token
 // after the first is written with its leading space.
 func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bool, nContacts int) Doc {
 	const think = " <think>"
-	b := append(g.buf[:0], "<contacts-and-distances-v2> <begin_sequence>"...)
+	g.growPos(len(p.Res))
+	// room for every statement's tokens (head, two positions, two atoms,
+	// a bin: at most 64 bytes while positions have 4 digits), the
+	// sequence and the think tokens, so that appendPos stores directly
+	thinks := k1
+	for _, run := range g.runs {
+		thinks += run
+	}
+	b := slices.Grow(g.buf[:0], 64*len(g.order)+8*(len(p.Res)+thinks)+128)
+	b = append(b, "<contacts-and-distances-v2> <begin_sequence>"...)
 	tokens := 2 + len(p.Res) + 1
 	for _, c := range p.Res {
 		b = append(b, residueTokens[c]...)
@@ -55,8 +96,8 @@ func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bo
 		}
 		s := &g.stmts[o.idx]
 		b = append(b, kindHead[s.kind]...)
-		b = posToken(b, s.i)
-		b = posToken(b, s.j)
+		b = g.appendPos(b, s.i)
+		b = g.appendPos(b, s.j)
 		if s.kind == kindDistance {
 			b = append(b, atomTokens[s.ai]...)
 			b = append(b, atomTokens[s.aj]...)
