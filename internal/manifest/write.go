@@ -125,34 +125,29 @@ func AppendValue(b array.Builder, v any) error {
 		b.Append(true)
 		switch x := v.(type) {
 		case []int64:
-			for _, e := range x {
-				if err := AppendValue(b.ValueBuilder(), e); err != nil {
-					return err
-				}
-			}
+			return appendList(b.ValueBuilder(), x)
 		case []int:
-			for _, e := range x {
-				if err := AppendValue(b.ValueBuilder(), e); err != nil {
-					return err
-				}
-			}
+			return appendList(b.ValueBuilder(), x)
 		case []float64:
-			for _, e := range x {
-				if err := AppendValue(b.ValueBuilder(), e); err != nil {
-					return err
-				}
-			}
+			return appendList(b.ValueBuilder(), x)
 		case []string:
-			for _, e := range x {
-				if err := AppendValue(b.ValueBuilder(), e); err != nil {
-					return err
-				}
-			}
+			return appendList(b.ValueBuilder(), x)
 		default:
 			return fmt.Errorf("want a list, got %T", v)
 		}
 	default:
 		return fmt.Errorf("unsupported builder %T", b)
+	}
+	return nil
+}
+
+// appendList appends each element of xs to b (a list's value builder) with
+// AppendValue, stopping at the first error.
+func appendList[T any](b array.Builder, xs []T) error {
+	for _, e := range xs {
+		if err := AppendValue(b, e); err != nil {
+			return err
+		}
 	}
 	return nil
 }
