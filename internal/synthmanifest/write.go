@@ -126,40 +126,33 @@ func appendRange(b array.Builder, v any, lo, hi int) {
 	case []string:
 		b.(*array.StringBuilder).AppendValues(v[lo:hi], nil)
 	case []*string:
-		sb := b.(*array.StringBuilder)
-		for _, s := range v[lo:hi] {
-			if s == nil {
-				sb.AppendNull()
-			} else {
-				sb.Append(*s)
-			}
-		}
+		appendPtrs(b.(*array.StringBuilder), v[lo:hi])
 	case []int64:
 		b.(*array.Int64Builder).AppendValues(v[lo:hi], nil)
 	case []*int64:
-		ib := b.(*array.Int64Builder)
-		for _, x := range v[lo:hi] {
-			if x == nil {
-				ib.AppendNull()
-			} else {
-				ib.Append(*x)
-			}
-		}
+		appendPtrs(b.(*array.Int64Builder), v[lo:hi])
 	case []int32:
 		b.(*array.Int32Builder).AppendValues(v[lo:hi], nil)
 	case []float64:
 		b.(*array.Float64Builder).AppendValues(v[lo:hi], nil)
 	case []*float64:
-		fb := b.(*array.Float64Builder)
-		for _, x := range v[lo:hi] {
-			if x == nil {
-				fb.AppendNull()
-			} else {
-				fb.Append(*x)
-			}
-		}
+		appendPtrs(b.(*array.Float64Builder), v[lo:hi])
 	case []float32:
 		b.(*array.Float32Builder).AppendValues(v[lo:hi], nil)
+	}
+}
+
+// appendPtrs appends each of vs to b, nil as null.
+func appendPtrs[T any](b interface {
+	Append(T)
+	AppendNull()
+}, vs []*T) {
+	for _, v := range vs {
+		if v == nil {
+			b.AppendNull()
+		} else {
+			b.Append(*v)
+		}
 	}
 }
 
