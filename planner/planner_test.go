@@ -142,18 +142,26 @@ func TestPrepare(t *testing.T) {
 	}
 }
 
-func TestPlanPublishesOnlyShardsNotDone(t *testing.T) {
-	ctx := context.Background()
+// manifestAndLedger writes n manifest files of four rows into a temporary
+// folder's m/ and opens a ledger in its out/ (closed when the test ends);
+// spec plans those files with the fake format into out/.
+func manifestAndLedger(t *testing.T, n int) (*localledger.Ledger, planner.Spec) {
+	t.Helper()
 	dir := t.TempDir()
-	for i := 0; i < 3; i++ {
+	for i := 0; i < n; i++ {
 		write(t, filepath.Join(dir, "m", fmt.Sprintf("m%d.parquet", i)), []format.Column{id, uri}, 4, 0)
 	}
 	led, err := localledger.Open(filepath.Join(dir, "out", localledger.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer led.Close()
-	spec := planner.Spec{Manifest: filepath.Join(dir, "m", "*.parquet"), Format: "fake", Output: filepath.Join(dir, "out")}
+	t.Cleanup(func() { led.Close() })
+	return led, planner.Spec{Manifest: filepath.Join(dir, "m", "*.parquet"), Format: "fake", Output: filepath.Join(dir, "out")}
+}
+
+func TestPlanPublishesOnlyShardsNotDone(t *testing.T) {
+	ctx := context.Background()
+	led, spec := manifestAndLedger(t, 3)
 	q := localqueue.New()
 	deps := planner.Deps{Store: localblob.Store{}, Ledger: led, Publisher: q, NewFormat: newFake}
 	p, err := planner.Plan(ctx, deps, spec)
@@ -200,16 +208,7 @@ func (c *countingPublisher) PublishAll(ctx context.Context, msgs []queue.ShardMe
 // done.
 func TestPublishOneBatch(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	for i := 0; i < 4; i++ {
-		write(t, filepath.Join(dir, "m", fmt.Sprintf("m%d.parquet", i)), []format.Column{id, uri}, 4, 0)
-	}
-	led, err := localledger.Open(filepath.Join(dir, "out", localledger.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer led.Close()
-	spec := planner.Spec{Manifest: filepath.Join(dir, "m", "*.parquet"), Format: "fake", Output: filepath.Join(dir, "out")}
+	led, spec := manifestAndLedger(t, 4)
 	for _, tc := range []struct {
 		name        string
 		done        []int
