@@ -17,7 +17,10 @@ type contactGrid struct {
 	sorted []geom.Vec3 // points ordered by cell, ascending index within a cell
 	sidx   []int32     // pool index of each sorted point
 	cell   []int32     // each point's cell, -1 for non-finite points
-	js     []int32     // partners of the current point
+	js     []int32     // the per-cell fill cursor while sorting
+	pairs  []uint64    // contacts found, i<<32 | j
+	tmp    []uint64    // emitSorted's scratch
+	count  []int32     // emitSorted's counts
 }
 
 // find calls emit(i, j) for every pair of pool points i < j (pool order)
@@ -83,38 +86,95 @@ func (g *contactGrid) find(pts []geom.Vec3, res []int32, cutoff float64, minSep 
 		}
 	}
 	g.js = fill[:0]
+	// Each unordered pair once: a cell's own pairs, then the 13 neighbour
+	// cells ahead of it (z+1 in its column, and the 3-cell z runs of the
+	// columns (x, y+1), (x+1, y-1..y+1)), which are contiguous in sorted.
 	c2 := cutoff * cutoff * (1 + 1e-9)
-	for i := range n {
-		if g.cell[i] < 0 {
-			continue
+	g.pairs = g.pairs[:0]
+	check := func(a, b int32) {
+		i, j := g.sidx[a], g.sidx[b]
+		if i > j {
+			i, j = j, i
 		}
-		p := pts[i]
-		ri := res[i]
-		cx, cy, cz := coord(p[0], 0), coord(p[1], 1), coord(p[2], 2)
-		z0, z1 := max(cz-1, 0), min(cz+1, dim[2]-1)
-		g.js = g.js[:0]
-		for x := max(cx-1, 0); x <= min(cx+1, dim[0]-1); x++ {
-			for y := max(cy-1, 0); y <= min(cy+1, dim[1]-1); y++ {
-				base := (x*dim[1] + y) * dim[2]
-				from, to := g.start[base+z0], g.start[base+z1+1]
-				for k := from; k < to; k++ {
-					j := g.sidx[k]
-					if int(j) <= i || res[j]-ri < minSep {
-						continue
-					}
-					q := &g.sorted[k]
-					dx, dy, dz := p[0]-q[0], p[1]-q[1], p[2]-q[2]
-					d2 := float64(dx*dx) + float64(dy*dy) + float64(dz*dz)
-					if d2 <= c2 && math.Sqrt(d2) <= cutoff {
-						g.js = append(g.js, j)
+		if res[j]-res[i] < minSep {
+			return
+		}
+		p, q := &g.sorted[a], &g.sorted[b]
+		dx, dy, dz := p[0]-q[0], p[1]-q[1], p[2]-q[2]
+		d2 := float64(dx*dx) + float64(dy*dy) + float64(dz*dz)
+		if d2 <= c2 && math.Sqrt(d2) <= cutoff {
+			g.pairs = append(g.pairs, uint64(i)<<32|uint64(j))
+		}
+	}
+	for x := range dim[0] {
+		for y := range dim[1] {
+			col := (x*dim[1] + y) * dim[2]
+			for z := range dim[2] {
+				c := col + z
+				from, to := g.start[c], g.start[c+1]
+				if from == to {
+					continue
+				}
+				for a := from; a < to; a++ {
+					for b := a + 1; b < to; b++ {
+						check(a, b)
 					}
 				}
+				// z+1 in the same column
+				if z+1 < dim[2] {
+					for a := from; a < to; a++ {
+						for b := g.start[c+1]; b < g.start[c+2]; b++ {
+							check(a, b)
+						}
+					}
+				}
+				z0, z1 := max(z-1, 0), min(z+1, dim[2]-1)
+				run := func(nx, ny int) {
+					if nx >= dim[0] || ny < 0 || ny >= dim[1] {
+						return
+					}
+					base := (nx*dim[1] + ny) * dim[2]
+					lo, hi := g.start[base+z0], g.start[base+z1+1]
+					for a := from; a < to; a++ {
+						for b := lo; b < hi; b++ {
+							check(a, b)
+						}
+					}
+				}
+				run(x, y+1)
+				run(x+1, y-1)
+				run(x+1, y)
+				run(x+1, y+1)
 			}
 		}
-		slices.Sort(g.js)
-		for _, j := range g.js {
-			emit(int32(i), j)
+	}
+	g.emitSorted(n, emit)
+}
+
+// emitSorted emits g.pairs (i<<32 | j) in (i, j) row-major order: two
+// stable counting sorts, by j then by i.
+func (g *contactGrid) emitSorted(n int, emit func(i, j int32)) {
+	ps := g.pairs
+	g.tmp = slices.Grow(g.tmp[:0], len(ps))[:len(ps)]
+	g.count = slices.Grow(g.count[:0], n+1)[:n+1]
+	for _, shift := range [...]uint{0, 32} {
+		clear(g.count)
+		for _, p := range ps {
+			g.count[uint32(p>>shift)+1]++
 		}
+		for k := 1; k <= n; k++ {
+			g.count[k] += g.count[k-1]
+		}
+		for _, p := range ps {
+			k := uint32(p >> shift)
+			g.tmp[g.count[k]] = p
+			g.count[k]++
+		}
+		ps, g.tmp = g.tmp, ps
+	}
+	g.pairs = ps
+	for _, p := range ps {
+		emit(int32(p>>32), int32(uint32(p)))
 	}
 }
 
