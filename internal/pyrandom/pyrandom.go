@@ -30,6 +30,7 @@ const (
 // value of gauss.
 type Rand struct {
 	mt        [n]uint32
+	out       [n]uint32 // mt's block, tempered: the next outputs
 	mti       int
 	gaussNext float64
 	hasGauss  bool
@@ -145,27 +146,43 @@ func (r *Rand) generate() {
 	}
 	y := (r.mt[n-1] & upperMask) | (r.mt[0] & lowerMask)
 	r.mt[n-1] = r.mt[m-1] ^ (y >> 1) ^ mag[y&1]
+	// temper the whole block now, so that Uint32 is a load (and inlines)
+	for i, y := range r.mt {
+		y ^= y >> 11
+		y ^= (y << 7) & 0x9d2c5680
+		y ^= (y << 15) & 0xefc60000
+		y ^= y >> 18
+		r.out[i] = y
+	}
 	r.mti = 0
 }
 
 // Uint32 returns the next raw 32-bit output of MT19937 (genrand_uint32).
 func (r *Rand) Uint32() uint32 {
-	if r.mti >= n {
-		r.generate()
+	if i := r.mti; i < n {
+		r.mti = i + 1
+		return r.out[i]
 	}
-	y := r.mt[r.mti]
-	r.mti++
-	y ^= y >> 11
-	y ^= (y << 7) & 0x9d2c5680
-	y ^= (y << 15) & 0xefc60000
-	y ^= y >> 18
-	return y
+	return r.refill()
+}
+
+// refill generates the next block and returns its first output.
+func (r *Rand) refill() uint32 {
+	r.generate()
+	r.mti = 1
+	return r.out[0]
 }
 
 // Random returns random.random(): a float64 in [0, 1) with 53 random bits.
 func (r *Rand) Random() float64 {
-	a := r.Uint32() >> 5
-	b := r.Uint32() >> 6
+	var a, b uint32
+	if i := r.mti; i < n-1 { // both words from the current block
+		a, b = r.out[i]>>5, r.out[i+1]>>6
+		r.mti = i + 2
+	} else {
+		a = r.Uint32() >> 5
+		b = r.Uint32() >> 6
+	}
 	return (float64(a)*67108864.0 + float64(b)) * (1.0 / 9007199254740992.0)
 }
 
@@ -196,7 +213,14 @@ func (r *Rand) RandBelow(n int) int {
 		// GetRandBits(k) for k <= 32 is the top k bits of one word
 		shift := 32 - bits.Len32(uint32(n))
 		for {
-			if v := int(r.Uint32() >> shift); v < n {
+			var w uint32
+			if i := r.mti; i < len(r.out) { // Uint32, without the call
+				r.mti = i + 1
+				w = r.out[i]
+			} else {
+				w = r.refill()
+			}
+			if v := int(w >> shift); v < n {
 				return v
 			}
 		}
