@@ -27,3 +27,16 @@ func TestAppendPosMatchesPosToken(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendWMatchesAppend(t *testing.T) {
+	for _, s := range []string{"", " <A>", " <think>", " <long-range-contact>", "exactly twenty-four byte", "twenty-five bytes, one more"} {
+		tok := newWtok(s)
+		for _, room := range []int{0, 8, 23, 24, 40} {
+			b := make([]byte, 2, 2+room)
+			copy(b, "xy")
+			if got := string(appendW(b, &tok)); got != "xy"+s {
+				t.Errorf("appendW(%q) with room %d = %q", s, room, got)
+			}
+		}
+	}
+}

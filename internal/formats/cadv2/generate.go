@@ -51,6 +51,7 @@ type Generator struct {
 	opts        Options
 	plddtTokens []string
 	distTokens  []string
+	distW       []wtok // distTokens as words (serialize.go)
 
 	buf      []byte
 	poolRes  []int32
@@ -91,6 +92,7 @@ func NewGenerator(opts Options) *Generator {
 	for b := 1; b <= opts.DistanceBins; b++ {
 		g.distTokens = append(g.distTokens, " <d"+strconv.FormatFloat(float64(b)*opts.DistanceBinWidth, 'f', 1, 64)+">")
 	}
+	g.distW = wtoks(g.distTokens)
 	return g
 }
 

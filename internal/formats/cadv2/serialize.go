@@ -37,6 +37,55 @@ func posToken(b []byte, i int32) []byte {
 	return append(b, '>')
 }
 
+// wtok is a token of at most 24 bytes as three little-endian words, so
+// that writing it is three stores (longer tokens keep only s).
+type wtok struct {
+	w [3]uint64
+	n int
+	s string
+}
+
+func newWtok(s string) wtok {
+	t := wtok{n: len(s), s: s}
+	if len(s) <= 24 {
+		var b [24]byte
+		copy(b[:], s)
+		for k := range t.w {
+			t.w[k] = binary.LittleEndian.Uint64(b[8*k:])
+		}
+	}
+	return t
+}
+
+func wtoks(ss []string) []wtok {
+	out := make([]wtok, len(ss))
+	for i, s := range ss {
+		out[i] = newWtok(s)
+	}
+	return out
+}
+
+var (
+	residueW = wtoks(residueTokens[:])
+	atomW    = wtoks(atomTokens[:])
+	headW    = wtoks(kindHead[:])
+	thinkW   = newWtok(" <think>")
+)
+
+// appendW appends t: three stores when b has 24 bytes of room (serialize
+// reserves it), append otherwise.
+func appendW(b []byte, t *wtok) []byte {
+	l := len(b)
+	if t.n <= 24 && cap(b)-l >= 24 {
+		b = b[:l+24]
+		binary.LittleEndian.PutUint64(b[l:], t.w[0])
+		binary.LittleEndian.PutUint64(b[l+8:], t.w[1])
+		binary.LittleEndian.PutUint64(b[l+16:], t.w[2])
+		return b[:l+t.n]
+	}
+	return append(b, t.s...)
+}
+
 // maxPosTab bounds the position tokens kept as words: " <p9999>" is the
 // longest that fits in 8 bytes.
 const maxPosTab = 9999
@@ -77,17 +126,17 @@ func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bo
 	for _, run := range g.runs {
 		thinks += run
 	}
-	b := slices.Grow(g.buf[:0], 64*len(g.order)+8*(len(p.Res)+thinks)+128)
+	b := slices.Grow(g.buf[:0], 64*len(g.order)+8*(len(p.Res)+thinks)+160)
 	b = append(b, "<contacts-and-distances-v2> <begin_sequence>"...)
 	tokens := 2 + len(p.Res) + 1
 	for _, c := range p.Res {
-		b = append(b, residueTokens[c]...)
+		b = appendW(b, &residueW[c])
 	}
 	b = append(b, " <begin_statements>"...)
 	sp := " " + plddt
 	for k, o := range g.order {
 		for range g.slots[k] {
-			b = append(b, think...)
+			b = appendW(b, &thinkW)
 		}
 		tokens += int(g.slots[k])
 		if insert == k {
@@ -95,13 +144,13 @@ func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bo
 			tokens++
 		}
 		s := &g.stmts[o.idx]
-		b = append(b, kindHead[s.kind]...)
+		b = appendW(b, &headW[s.kind])
 		b = g.appendPos(b, s.i)
 		b = g.appendPos(b, s.j)
 		if s.kind == kindDistance {
-			b = append(b, atomTokens[s.ai]...)
-			b = append(b, atomTokens[s.aj]...)
-			b = append(b, g.distTokens[s.bin-1]...)
+			b = appendW(b, &atomW[s.ai])
+			b = appendW(b, &atomW[s.aj])
+			b = appendW(b, &g.distW[s.bin-1])
 		}
 		tokens += kindTokens[s.kind]
 	}
