@@ -1,14 +1,15 @@
 # The tokenize job image the TPU VMs run (infra/tpujob.tf). Built and pushed
-# by cloudbuild.yaml. The PJRT plugin for TPU (libtpu) comes from the TPU VM
-# runtime image, mounted by the container's --privileged run.
+# by cloudbuild.yaml. The binary carries GoMLX's XLA/PJRT backend
+# (cmd/foldcorpus/tpujob_xla.go); the device's PJRT plugin (libtpu for TPU) is
+# NOT in this image yet: it must be added as pjrt_c_api_tpu_plugin.so under
+# PJRT_PLUGIN_LIBRARY_PATH (docs/deploy.md), or the job fails at start-up with
+# an error naming the backend.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-# -tags xla: the XLA/PJRT backend (cmd/foldcorpus/xla.go); the plugin itself
-# (libtpu, or the CUDA PJRT plugin) is found through PJRT_PLUGIN_LIBRARY_PATH.
-RUN CGO_ENABLED=1 go build -tags xla -trimpath -o /out/foldcorpus ./cmd/foldcorpus
+RUN CGO_ENABLED=1 go build -trimpath -o /out/foldcorpus ./cmd/foldcorpus
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*
