@@ -19,6 +19,8 @@ type fastState struct {
 	keyValid bool      // key holds the previous row's key (that row went the fast way)
 	// file columns of the atom's own fields
 	name, elem, alt, x, y, z, occ, bf int
+	num                               [maxFastCols]int8 // slot in val of each numeric file column, -1 for others
+	val                               [5]float64        // the current line's occupancy, B, x, y, z
 	// packed name -> interned string, direct mapped
 	nameKey [256]uint64
 	nameVal [256]string
@@ -56,6 +58,12 @@ func (b *builder) startFast() {
 	f.elem, f.alt = b.cols[cTypeSymbol], b.cols[cLabelAltID]
 	f.x, f.y, f.z = b.cols[cX], b.cols[cY], b.cols[cZ]
 	f.occ, f.bf = b.cols[cOcc], b.cols[cBiso]
+	for i := range f.num {
+		f.num[i] = -1
+	}
+	for k, c := range [...]int{f.occ, f.bf, f.x, f.y, f.z} {
+		f.num[c] = int8(k)
+	}
 }
 
 var lenMask = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff, 0xffffffffffffff, 0xffffffffffffffff}
@@ -94,18 +102,20 @@ func (b *builder) fastAtomRow(data []byte, p, ncol int) (end int, ok bool) {
 	col := 0
 	for {
 		s := q
-		if !plain[data[q]] {
+		c := data[q]
+		if !plain[c] || col == ncol { // odd token, or more than one row on the line
 			return p, false
 		}
-		q++
-		for q < n && data[q]-'!' < '~'-'!'+1 {
+		if k := f.num[col]; k >= 0 {
+			q = f.scanNumber(data, q, k)
+		} else {
 			q++
+			for q < n && data[q]-'!' < '~'-'!'+1 {
+				q++
+			}
 		}
 		if q-s >= 5 && maybeKeyword(data[s:q]) {
 			return p, false
-		}
-		if col == ncol {
-			return p, false // more than one row on the line
 		}
 		f.s[col], f.e[col] = int32(s), int32(q)
 		col++
@@ -162,11 +172,11 @@ func (b *builder) fastAdd(data []byte) {
 		Name:    b.fastName(data, f.s[f.name], f.e[f.name]),
 		Element: b.fastElem(data, f.s[f.elem], f.e[f.elem]),
 		AltLoc:  alt,
-		Occ:     float32(parseFloat(data[f.s[f.occ]:f.e[f.occ]])),
-		B:       float32(parseFloat(data[f.s[f.bf]:f.e[f.bf]])),
-		X:       parseFloat(data[f.s[f.x]:f.e[f.x]]),
-		Y:       parseFloat(data[f.s[f.y]:f.e[f.y]]),
-		Z:       parseFloat(data[f.s[f.z]:f.e[f.z]]),
+		Occ:     float32(f.val[0]),
+		B:       float32(f.val[1]),
+		X:       f.val[2],
+		Y:       f.val[3],
+		Z:       f.val[4],
 	})
 	b.atomRes = append(b.atomRes, int32(ri))
 	b.res[ri].nAtoms++
@@ -210,4 +220,51 @@ func (b *builder) fastElem(data []byte, s, e int32) string {
 	str := b.inUpper(data[s:e])
 	f.elemKey[h], f.elemVal[h] = v, str
 	return str
+}
+
+// scanNumber scans the token at data[q] (a numeric column's) to its end,
+// which it returns, and sets f.val[k] to parseFloat of the token: a plain
+// decimal is converted as it is scanned (exactly as parseFloat's fast path
+// does), anything else by parseFloat once the token's end is found.
+func (f *fastState) scanNumber(data []byte, q int, k int8) int {
+	n := len(data)
+	s, i := q, q
+	neg := false
+	if c := data[i]; c == '-' || c == '+' {
+		neg = c == '-'
+		i++
+	}
+	var mant uint64
+	st := i
+	for i < n && data[i]-'0' < 10 {
+		mant = mant*10 + uint64(data[i]-'0')
+		i++
+	}
+	digits, frac := i-st, 0
+	if i < n && data[i] == '.' {
+		i++
+		fs := i
+		for i < n && data[i]-'0' < 10 {
+			mant = mant*10 + uint64(data[i]-'0')
+			i++
+		}
+		frac = i - fs
+		digits += frac
+	}
+	if (i == n || data[i]-'!' >= '~'-'!'+1) && digits > 0 && digits <= 19 && mant <= 1<<53 && frac <= 22 {
+		v := float64(mant)
+		if frac > 0 {
+			v /= pow10[frac]
+		}
+		if neg {
+			v = -v
+		}
+		f.val[k] = v
+		return i
+	}
+	for i < n && data[i]-'!' < '~'-'!'+1 {
+		i++
+	}
+	f.val[k] = parseFloat(data[s:i])
+	return i
 }
