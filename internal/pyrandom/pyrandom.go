@@ -134,25 +134,27 @@ func (r *Rand) initByArray(key []uint32) {
 }
 
 func (r *Rand) generate() {
-	mag := [2]uint32{0, matrixA}
-	var kk int
-	for kk = 0; kk < n-m; kk++ {
-		y := (r.mt[kk] & upperMask) | (r.mt[kk+1] & lowerMask)
-		r.mt[kk] = r.mt[kk+m] ^ (y >> 1) ^ mag[y&1]
+	mt := &r.mt
+	// mag(y) is mag01[y&1] of the reference, without the table
+	mag := func(y uint32) uint32 { return -(y & 1) & matrixA }
+	for kk := 0; kk < n-m; kk++ {
+		y := (mt[kk] & upperMask) | (mt[kk+1] & lowerMask)
+		mt[kk] = mt[kk+m] ^ (y >> 1) ^ mag(y)
 	}
-	for ; kk < n-1; kk++ {
-		y := (r.mt[kk] & upperMask) | (r.mt[kk+1] & lowerMask)
-		r.mt[kk] = r.mt[kk+(m-n)] ^ (y >> 1) ^ mag[y&1]
+	for kk := n - m; kk < n-1; kk++ {
+		y := (mt[kk] & upperMask) | (mt[kk+1] & lowerMask)
+		mt[kk] = mt[kk+(m-n)] ^ (y >> 1) ^ mag(y)
 	}
-	y := (r.mt[n-1] & upperMask) | (r.mt[0] & lowerMask)
-	r.mt[n-1] = r.mt[m-1] ^ (y >> 1) ^ mag[y&1]
-	// temper the whole block now, so that Uint32 is a load (and inlines)
-	for i, y := range r.mt {
+	y := (mt[n-1] & upperMask) | (mt[0] & lowerMask)
+	mt[n-1] = mt[m-1] ^ (y >> 1) ^ mag(y)
+	// temper the whole block now, so that draws are loads
+	out := &r.out
+	for i, y := range mt {
 		y ^= y >> 11
 		y ^= (y << 7) & 0x9d2c5680
 		y ^= (y << 15) & 0xefc60000
 		y ^= y >> 18
-		r.out[i] = y
+		out[i] = y
 	}
 	r.mti = 0
 }
