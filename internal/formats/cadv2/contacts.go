@@ -92,17 +92,18 @@ func (g *contactGrid) find(pts []geom.Vec3, res []int32, cutoff float64, minSep 
 	c2 := cutoff * cutoff * (1 + 1e-9)
 	g.pairs = g.pairs[:0]
 	check := func(a, b int32) {
+		// distance first: most neighbour-cell pairs are out of range
+		p, q := &g.sorted[a], &g.sorted[b]
+		dx, dy, dz := p[0]-q[0], p[1]-q[1], p[2]-q[2]
+		d2 := float64(dx*dx) + float64(dy*dy) + float64(dz*dz)
+		if !(d2 <= c2) {
+			return
+		}
 		i, j := g.sidx[a], g.sidx[b]
 		if i > j {
 			i, j = j, i
 		}
-		if res[j]-res[i] < minSep {
-			return
-		}
-		p, q := &g.sorted[a], &g.sorted[b]
-		dx, dy, dz := p[0]-q[0], p[1]-q[1], p[2]-q[2]
-		d2 := float64(dx*dx) + float64(dy*dy) + float64(dz*dz)
-		if d2 <= c2 && math.Sqrt(d2) <= cutoff {
+		if res[j]-res[i] >= minSep && math.Sqrt(d2) <= cutoff {
 			g.pairs = append(g.pairs, uint64(i)<<32|uint64(j))
 		}
 	}
