@@ -160,29 +160,7 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 		res.Timing.Write += time.Since(wstart)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			// Interrupted: the claim expires and a redelivery or rerun redoes
-			// the shard.
-			return res, derrors.Transient(err)
-		}
-		shard.Error = err.Error()
-		if errors.Is(err, derrors.ErrTransient) {
-			// A redelivery will retry: the shard goes back to pending
-			// (never shown as failed), the cause kept as its last error.
-			if rerr := deps.Ledger.Release(ctx, shard); rerr != nil {
-				return res, errors.Join(err, rerr)
-			}
-			return res, err
-		}
-		var re *RowError
-		if errors.As(err, &re) {
-			shard.EntryID = re.EntryID
-		}
-		shard.Counts = counts(acc)
-		if ferr := deps.Ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
-			return res, errors.Join(err, ferr)
-		}
-		return res, derrors.Permanent(err)
+		return res, settle(ctx, deps, shard, acc, err)
 	}
 	sum := sha256.Sum256(data)
 	shard.Counts = counts(acc)
@@ -193,6 +171,34 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	}
 	res.Shard = shard
 	return res, nil
+}
+
+// settle records a shard's failure err in the ledger and returns the error
+// Process returns. Interrupted (ctx done): nothing is recorded, the claim
+// expires and a redelivery or rerun redoes the shard. Transient: the shard
+// goes back to pending (never shown as failed), the cause kept as its last
+// error, for the redelivery to retry. Anything else fails the shard with the
+// failing row's entry id and its counts so far, permanently.
+func settle(ctx context.Context, deps Deps, shard ledger.Shard, acc corpus.Accounting, err error) error {
+	if ctx.Err() != nil {
+		return derrors.Transient(err)
+	}
+	shard.Error = err.Error()
+	if errors.Is(err, derrors.ErrTransient) {
+		if rerr := deps.Ledger.Release(ctx, shard); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	var re *RowError
+	if errors.As(err, &re) {
+		shard.EntryID = re.EntryID
+	}
+	shard.Counts = counts(acc)
+	if ferr := deps.Ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
+		return errors.Join(err, ferr)
+	}
+	return derrors.Permanent(err)
 }
 
 func counts(a corpus.Accounting) ledger.Counts {

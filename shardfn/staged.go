@@ -63,25 +63,7 @@ func handOff(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Ne
 	}
 	res.Accounting = acc
 	if err != nil {
-		if ctx.Err() != nil {
-			return res, derrors.Transient(err)
-		}
-		shard.Error = err.Error()
-		if errors.Is(err, derrors.ErrTransient) {
-			if rerr := deps.Ledger.Release(ctx, shard); rerr != nil {
-				return res, errors.Join(err, rerr)
-			}
-			return res, err
-		}
-		var re *RowError
-		if errors.As(err, &re) {
-			shard.EntryID = re.EntryID
-		}
-		shard.Counts = counts(acc)
-		if ferr := deps.Ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
-			return res, errors.Join(err, ferr)
-		}
-		return res, derrors.Permanent(err)
+		return res, settle(ctx, deps, shard, acc, err)
 	}
 	shard.Error = LastErrorStaged + uri
 	if err := deps.Ledger.Release(ctx, shard); err != nil {
