@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+)
+
+// TestBenchSmoke runs every `foldcorpus bench` kind once on tiny inputs, so
+// that the benchmarks the notes quote cannot rot: each must exit 0 and print
+// its side-by-side figure. The figures themselves are not asserted (machines
+// are noisy); the full-size runs are done by hand.
+func TestBenchSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI")
+	}
+	corpus := testcorpus.Dir(t)
+	// The shard and select benchmarks re-run the binary itself for each
+	// measured child, so the test runs the built CLI.
+	bin := filepath.Join(t.TempDir(), "foldcorpus")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cases := []struct {
+		kind string
+		args []string
+		want string // a word of the side-by-side line
+	}{
+		{"docs", []string{"--reps", "1", "--baseline-reps", "0", filepath.Join(corpus, "afdb")}, "reference"},
+		{"docs", []string{"--format", "contacts-v1", "--reps", "1", "--baseline-reps", "0", filepath.Join(corpus, "golden")}, "reference"},
+		{"shard", []string{"--rows", "64", "--latency", "5ms", "--repeat", "1", "--seq-rows", "8"}, "floor"},
+		{"select", []string{"--rows", "20000", "--files", "2", "--trials", "1"}, "baseline"},
+		{"report", []string{"--shards", "20", "--trials", "1"}, "baseline"},
+		{"tokenize", []string{"--corpus", corpus, "--reps", "1", "--stream", "200", "--shard-rows", "10"}, "projection"},
+	}
+	for _, c := range cases {
+		t.Run(c.kind+"/"+strings.Join(c.args[:2], ""), func(t *testing.T) {
+			out, err := exec.Command(bin, append([]string{"bench", c.kind}, c.args...)...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("foldcorpus bench %s %v: %v\n%s", c.kind, c.args, err, out)
+			}
+			if !strings.Contains(strings.ToLower(string(out)), c.want) {
+				t.Errorf("foldcorpus bench %s printed no %q line:\n%s", c.kind, c.want, out)
+			}
+		})
+	}
+}
