@@ -267,7 +267,7 @@ func TestFunctionsMatchConfig(t *testing.T) {
 		if benv, ok := bc.Attributes["environment_variables"]; !ok {
 			t.Errorf("function %s: build_config sets no CGO_ENABLED=1 (pyrandom needs glibc's libm through cgo)", name)
 		} else if v := m.eval(t, benv.Expr).AsValueMap()["CGO_ENABLED"]; v.IsNull() || v.AsString() != "1" {
-			t.Errorf("function %s: build CGO_ENABLED = %v, want \"1\"", name, v)
+			t.Errorf("function %s: build CGO_ENABLED = %s, want \"1\"", name, v.GoString())
 		}
 		if cpu := m.eval(t, sc.Attributes["available_cpu"].Expr).AsString(); cpu != "1" {
 			t.Errorf("function %s: %s vCPU, want 1", name, cpu)
