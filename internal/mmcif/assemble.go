@@ -35,35 +35,39 @@ func isWaterName(n string) bool {
 // is Water if its first residue is water, Polymer if it has more than one
 // residue, NonPolymer otherwise.
 func (b *builder) assignEntities(doc *document) {
-	types := map[string]structure.EntityType{}
+	if b.entTypes == nil {
+		b.entTypes, b.subEntity = map[string]structure.EntityType{}, map[string]string{}
+	}
+	types, subEntity := b.entTypes, b.subEntity
+	clear(types)
+	clear(subEntity)
 	if t := &doc.entity; t.rows() > 0 {
 		ci, ct := t.col("id"), t.col("type")
 		if ci >= 0 {
 			for r := 0; r < t.rows(); r++ {
 				v := t.vals[r*len(t.tags)+ci]
-				id := string(nullable(b.data, v))
-				if _, dup := types[id]; dup {
+				id := nullable(b.data, v)
+				if _, dup := types[string(id)]; dup {
 					continue
 				}
 				et := structure.EntityUnknown
 				if ct >= 0 {
 					et = entityTypeOf(nullable(b.data, t.vals[r*len(t.tags)+ct]))
 				}
-				types[id] = et
+				types[b.in(id)] = et
 			}
 		}
 	}
-	subEntity := map[string]string{}
 	if t := &doc.asym; t.rows() > 0 && t.col("id") >= 0 && t.col("entity_id") >= 0 {
 		ci, ce := t.col("id"), t.col("entity_id")
 		for r := 0; r < t.rows(); r++ {
-			sub := string(nullable(b.data, t.vals[r*len(t.tags)+ci]))
-			ent := string(nullable(b.data, t.vals[r*len(t.tags)+ce]))
-			if _, ok := types[ent]; !ok {
+			sub := nullable(b.data, t.vals[r*len(t.tags)+ci])
+			ent := nullable(b.data, t.vals[r*len(t.tags)+ce])
+			if _, ok := types[string(ent)]; !ok {
 				continue
 			}
-			if _, dup := subEntity[sub]; !dup {
-				subEntity[sub] = ent
+			if _, dup := subEntity[string(sub)]; !dup {
+				subEntity[b.in(sub)] = b.in(ent)
 			}
 		}
 	} else {
@@ -116,43 +120,107 @@ func nullable(data []byte, v val) []byte {
 	return s
 }
 
+// arrays are the backing arrays of a structure's models, chains, residues
+// and atoms, taken from an earlier result by recycle for assemble to reuse.
+//
+// assemble keeps them reachable from the structure without widening any
+// slice the caller sees: each of the models, chains and residues arrays is
+// one element longer than its visible part, and that last element (beyond
+// the visible lengths, at cap-1) is a hidden link to the next array: the
+// last Model's Chains is the whole chains array, the last Chain's Residues
+// the whole residues array, the last Residue's Atoms the whole atoms array
+// (each with length 0). Every visible slice is capped at its own end, so
+// appending to one never writes into a neighbour; a caller that appends to
+// st.Models only overwrites the link, and the next read allocates afresh.
+type arrays struct {
+	models   []structure.Model
+	chains   []structure.Chain
+	residues []structure.Residue
+	atoms    []structure.Atom
+}
+
+// recycle takes st's arrays (see arrays) and empties st, keeping them
+// reachable from it until assemble links the new ones.
+func recycle(st *structure.Structure) arrays {
+	var a arrays
+	a.models = st.Models[:0]
+	if c := cap(a.models); c > 0 {
+		a.chains = a.models[:c][c-1].Chains[:0]
+	}
+	if c := cap(a.chains); c > 0 {
+		a.residues = a.chains[:c][c-1].Residues[:0]
+	}
+	if c := cap(a.residues); c > 0 {
+		a.atoms = a.residues[:c][c-1].Atoms[:0]
+	}
+	*st = structure.Structure{Models: a.models}
+	return a
+}
+
+// grow returns s resliced to length n, with room for the hidden link at
+// cap-1 beyond it; it allocates only when cap(s) <= n.
+func grow[T any](s []T, n int) []T {
+	return slices.Grow(s[:0], n+1)[:n]
+}
+
+// link stores the hidden link to next in the last element of s's array.
+func link[T any](s []T, set func(last *T)) {
+	set(&s[:cap(s)][cap(s)-1])
+}
+
+// chainRec is one chain of a model as assemble merges it: its name and
+// residues (indexes into builder.res) in order.
+type chainRec struct {
+	name string
+	res  []int32
+}
+
+// chainKey finds a chain by model and name while parts are merged.
+type chainKey struct {
+	model int32
+	name  string
+}
+
 // assemble merges chain parts of the same name within each model (gemmi's
 // merge_chain_parts, which read_structure applies by default), then lays the
-// atoms out in one backing array in final residue order.
-func (b *builder) assemble(name string) *structure.Structure {
-	st := &structure.Structure{Name: name}
+// result out in st: the atoms in one array in final residue order, the
+// residues, chains and models each in one array, reusing arr (see arrays).
+func (b *builder) assemble(st *structure.Structure, name string, arr arrays) {
+	st.Name = name
 	if len(b.models) == 0 {
-		return st
+		return
 	}
 	// chains per model, merging parts by name in order of first appearance
-	type chainRec struct {
-		name string
-		res  []int32
+	b.chainsOf = grow(b.chainsOf, len(b.models))
+	chains := b.chainsOf
+	for mi := range chains {
+		chains[mi] = chains[mi][:0]
 	}
-	chains := make([][]chainRec, len(b.models))
-	type key struct {
-		model int32
-		name  string
-	}
-	var seen map[key]int
+	var seen map[chainKey]int
 	if len(b.parts) > len(b.models) {
-		seen = make(map[key]int, len(b.parts))
+		if b.seen == nil {
+			b.seen = make(map[chainKey]int, len(b.parts))
+		}
+		seen = b.seen
+		clear(seen)
 	}
 	for pi := range b.parts {
 		p := &b.parts[pi]
-		if ci, ok := seen[key{p.model, p.name}]; ok {
+		if ci, ok := seen[chainKey{p.model, p.name}]; ok {
 			c := &chains[p.model][ci]
 			c.res = append(c.res[:len(c.res):len(c.res)], p.res...)
 			continue
 		}
 		if seen != nil {
-			seen[key{p.model, p.name}] = len(chains[p.model])
+			seen[chainKey{p.model, p.name}] = len(chains[p.model])
 		}
 		chains[p.model] = append(chains[p.model], chainRec{p.name, p.res})
 	}
 	// final residue order and atom offsets
 	order := b.order[:0]
+	nChains := 0
 	for _, cs := range chains {
+		nChains += len(cs)
 		for _, c := range cs {
 			order = append(order, c.res...)
 		}
@@ -178,29 +246,35 @@ func (b *builder) assemble(name string) *structure.Structure {
 		fill[ri]++
 	}
 	if !inPlace {
-		atoms = make([]structure.Atom, len(b.atoms))
+		// permute through the builder's spare copy, so that the atoms
+		// stay in the array that st keeps
+		b.spare = append(b.spare[:0], atoms...)
 		copy(fill, start)
 		for i, ri := range b.atomRes {
-			atoms[fill[ri]] = b.atoms[i]
+			atoms[fill[ri]] = b.spare[i]
 			fill[ri]++
 		}
 	}
-	residues := make([]structure.Residue, len(order))
+	residues := grow(arr.residues, len(order))
 	for i, ri := range order {
 		rr := &b.res[ri]
 		residues[i] = rr.r
 		residues[i].Atoms = atoms[start[ri] : start[ri]+rr.nAtoms : start[ri]+rr.nAtoms]
 	}
-	st.Models = make([]structure.Model, len(b.models))
-	pos := 0
+	link(residues, func(r *structure.Residue) { *r = structure.Residue{Atoms: atoms[:0]} })
+	allChains := grow(arr.chains, nChains)
+	link(allChains, func(c *structure.Chain) { *c = structure.Chain{Residues: residues[:0]} })
+	st.Models = grow(arr.models, len(b.models))
+	link(st.Models, func(m *structure.Model) { *m = structure.Model{Chains: allChains[:0]} })
+	pos, cpos := 0, 0
 	for mi, cs := range chains {
 		m := &st.Models[mi]
 		m.Num = b.models[mi].num
-		m.Chains = make([]structure.Chain, len(cs))
+		m.Chains = allChains[cpos : cpos+len(cs) : cpos+len(cs)]
+		cpos += len(cs)
 		for ci, c := range cs {
 			m.Chains[ci] = structure.Chain{Name: c.name, Residues: residues[pos : pos+len(c.res) : pos+len(c.res)]}
 			pos += len(c.res)
 		}
 	}
-	return st
 }

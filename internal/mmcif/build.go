@@ -103,10 +103,15 @@ type builder struct {
 	intern                    map[string]string
 	cache                     [512]string
 
-	order, start, fill []int32  // assemble's scratch
-	doc                document // parse's result
-	loopTags           []span   // parse's scratch
-	names              []string // the _atom_site loop's column names
+	order, start, fill []int32                         // assemble's scratch
+	chainsOf           [][]chainRec                    // assemble's chains per model
+	seen               map[chainKey]int                // assemble's chain index by name
+	spare              []structure.Atom                // assemble's copy for reordering atoms
+	entTypes           map[string]structure.EntityType // assignEntities' scratch
+	subEntity          map[string]string               // assignEntities' scratch
+	doc                document                        // parse's result
+	loopTags           []span                          // parse's scratch
+	names              []string                        // the _atom_site loop's column names
 
 	fast   fastState // the line fast path's state (fastrow.go)
 	noFast bool      // read every value with the general tokenizer (tests)
@@ -129,6 +134,8 @@ func getBuilder(data []byte) *builder {
 
 // release returns b to the pool. The result's atoms, residues and names
 // stay with the result: names are interned strings, immutable and shared.
+// The scratch slices and maps stay with b; none of them refers to the
+// result's arrays.
 func (b *builder) release() {
 	b.data, b.atoms = nil, nil
 	b.atomRes = b.atomRes[:0]
@@ -154,8 +161,10 @@ func (b *builder) release() {
 // reserveAtoms sizes the atom arrays for an _atom_site loop whose first
 // value is at data[from], guessing one row per line as long as the first
 // one (at least 40 bytes) up to the end of the input.
+// b.atoms may start as the caller's array from an earlier read (ReadInto);
+// it is replaced only when smaller than the guess.
 func (b *builder) reserveAtoms(from int) {
-	if b.atoms != nil || from >= len(b.data) {
+	if len(b.atoms) > 0 || from >= len(b.data) {
 		return
 	}
 	rest := len(b.data) - from
@@ -164,7 +173,9 @@ func (b *builder) reserveAtoms(from int) {
 		line = rest
 	}
 	est := rest/max(line, 40) + 16
-	b.atoms = make([]structure.Atom, 0, est)
+	if cap(b.atoms) < est {
+		b.atoms = make([]structure.Atom, 0, est)
+	}
 	if cap(b.atomRes) < est {
 		b.atomRes = make([]int32, 0, est)
 	}
@@ -336,7 +347,7 @@ func (b *builder) residue() int {
 			if b.modelIdx == nil {
 				b.modelIdx = map[string]int{}
 			}
-			b.modelIdx[string(mname)] = b.curModel
+			b.modelIdx[b.in(mname)] = b.curModel
 		}
 		b.curPart, b.curRes = -1, -1
 	}

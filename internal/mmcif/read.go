@@ -28,8 +28,31 @@ var ErrNoBlock = errors.New("no data_ block")
 // where it can. Read does not retain data after it returns except through
 // the strings of the result; it is safe for concurrent use.
 func Read(data []byte) (*structure.Structure, error) {
-	st, _, err := read(data)
-	return st, err
+	st := new(structure.Structure)
+	if _, err := readInto(st, data, false); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// ReadInto is Read into st, reusing the memory of st's earlier contents:
+// the arrays of models, chains, residues and atoms that an earlier
+// ReadInto (or Read) laid out for st are overwritten in place, and grow
+// only when data needs more, so that reading file after file into one
+// structure allocates almost nothing once it has seen the largest file.
+//
+// Lifetime: ReadInto overwrites st and every slice reachable from it (its
+// models, chains, residues and atoms, including those of earlier reads);
+// a caller must not keep any of them, or a pointer into them, past the
+// next ReadInto into the same st. Strings (names) are immutable and stay
+// valid. st may start as a zero Structure or hold the result of Read or
+// ReadInto; ReadInto may reuse any memory reachable from st, so st must
+// not share slices with data the caller keeps. On error st is left empty
+// (no models, reusable). Errors are Read's. One st must not be read into
+// from two goroutines at once; distinct structures may be.
+func ReadInto(st *structure.Structure, data []byte) error {
+	_, err := readInto(st, data, false)
+	return err
 }
 
 // Info is what ReadInfo reports besides the structure.
@@ -39,36 +62,49 @@ type Info struct {
 
 // ReadInfo is Read that also reports document facts (the block count).
 func ReadInfo(data []byte) (*structure.Structure, Info, error) {
-	return read(data)
+	st := new(structure.Structure)
+	info, err := readInto(st, data, false)
+	if err != nil {
+		return nil, info, err
+	}
+	return st, info, nil
 }
 
-func read(data []byte) (st *structure.Structure, info Info, err error) {
-	return readWith(data, false)
-}
-
-// readWith is read; noFast turns the line fast paths off, so that tests
+// readWith is Read; noFast turns the line fast paths off, so that tests
 // can check that they read exactly what the general tokenizer reads.
-func readWith(data []byte, noFast bool) (st *structure.Structure, info Info, err error) {
+func readWith(data []byte, noFast bool) (*structure.Structure, Info, error) {
+	st := new(structure.Structure)
+	info, err := readInto(st, data, noFast)
+	if err != nil {
+		return nil, info, err
+	}
+	return st, info, nil
+}
+
+// readInto reads data into st (see ReadInto).
+func readInto(st *structure.Structure, data []byte, noFast bool) (info Info, err error) {
+	arr := recycle(st)
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		data, err = gunzip(data)
 		if err != nil {
-			return nil, info, derrors.Permanent(fmt.Errorf("gzip: %w", err))
+			return info, derrors.Permanent(fmt.Errorf("gzip: %w", err))
 		}
 	}
 	b := getBuilder(data)
 	defer b.release()
 	b.noFast = noFast
+	b.atoms = arr.atoms
 	doc, err := parse(data, b)
 	if err != nil {
 		var se *syntaxError
 		if errors.As(err, &se) {
 			err = fmt.Errorf("line %d: %s", lineOf(data, se.off), se.msg)
 		}
-		return nil, info, derrors.Permanent(err)
+		return info, derrors.Permanent(err)
 	}
 	info.Blocks = doc.nBlocks
 	if doc.nBlocks == 0 {
-		return nil, info, derrors.Permanent(ErrNoBlock)
+		return info, derrors.Permanent(ErrNoBlock)
 	}
 	if len(doc.atomPairs.tags) > 0 {
 		b.startAtoms(doc.atomPairs.tags)
@@ -77,7 +113,8 @@ func readWith(data []byte, noFast bool) (st *structure.Structure, info Info, err
 		b.endAtoms()
 	}
 	b.assignEntities(doc)
-	return b.assemble(doc.name), info, nil
+	b.assemble(st, doc.name, arr)
+	return info, nil
 }
 
 func gunzip(data []byte) ([]byte, error) {
