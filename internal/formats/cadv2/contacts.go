@@ -9,28 +9,34 @@ import (
 
 // contactGrid finds the pool's contacts with a dense cell grid (cells of
 // side cutoff, points stored contiguously by cell), reusing its buffers
-// between calls. Distances are computed as sqrt(dx*dx + dy*dy + dz*dz) <=
-// cutoff exactly as the reference does; the squared distance is only a
-// pre-filter.
+// between calls. A pair is a contact when sqrt(dx*dx + dy*dy + dz*dz) <=
+// cutoff, exactly as the reference computes it: the grid compares the
+// squared distance with sqrtBound(cutoff), which selects the same pairs.
 type contactGrid struct {
-	start  []int32     // start[c]:start[c+1] are cell c's points in sorted
-	sorted []geom.Vec3 // points ordered by cell, ascending index within a cell
-	sidx   []int32     // pool index of each sorted point
-	cell   []int32     // each point's cell, -1 for non-finite points
-	js     []int32     // the per-cell fill cursor while sorting
-	pairs  []uint64    // contacts found, i<<32 | j
-	tmp    []uint64    // emitSorted's scratch
-	count  []int32     // emitSorted's counts
+	start  []int32  // start[c]:start[c+1] are cell c's points in sorted
+	sorted []gpt    // points ordered by cell, ascending index within a cell
+	cell   []int32  // each point's cell, -1 for non-finite points
+	js     []int32  // the per-cell fill cursor while sorting
+	pairs  []uint64 // contacts found, i<<32 | j
+	tmp    []uint64 // sortPairs's scratch
+	count  []int32  // sortPairs's counts
 }
 
-// find calls emit(i, j) for every pair of pool points i < j (pool order)
-// with res[j]-res[i] >= minSep and distance <= cutoff, in (i, j) row-major
-// order. Points with non-finite coordinates never pair.
-func (g *contactGrid) find(pts []geom.Vec3, res []int32, cutoff float64, minSep int32, emit func(i, j int32)) {
+// gpt is a point of the grid with its residue number and pool index.
+type gpt struct {
+	x, y, z float64
+	res     int32
+	idx     int32
+}
+
+// find returns every pair of pool points i < j (pool order) with
+// res[j]-res[i] >= minSep and distance <= cutoff, as i<<32 | j in (i, j)
+// row-major order. res must be ascending. Points with non-finite
+// coordinates never pair. The result aliases g's memory.
+func (g *contactGrid) find(pts []geom.Vec3, res []int32, cutoff float64, minSep int32) []uint64 {
 	n := len(pts)
 	if n < 2 || !(cutoff > 0) || math.IsInf(cutoff, 1) {
-		brute(pts, res, cutoff, minSep, emit)
-		return
+		return g.brute(pts, res, cutoff, minSep)
 	}
 	lo := geom.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
 	hi := geom.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
@@ -46,8 +52,7 @@ func (g *contactGrid) find(pts []geom.Vec3, res []int32, cutoff float64, minSep 
 		span *= max(hi[k]-lo[k], 0)/cutoff + 1
 	}
 	if !(span <= float64(64*n+1024)) { // sparse outliers (or none finite): a grid this big costs more than it saves
-		brute(pts, res, cutoff, minSep, emit)
-		return
+		return g.brute(pts, res, cutoff, minSep)
 	}
 	var dim [3]int
 	cells := 1
@@ -74,7 +79,6 @@ func (g *contactGrid) find(pts []geom.Vec3, res []int32, cutoff float64, minSep 
 	}
 	total := int(g.start[cells])
 	g.sorted = slices.Grow(g.sorted[:0], total)[:total]
-	g.sidx = slices.Grow(g.sidx[:0], total)[:total]
 	fill := g.js[:0] // reuse js as the per-cell fill cursor
 	fill = slices.Grow(fill, cells)[:cells]
 	copy(fill, g.start[:cells])
@@ -82,64 +86,36 @@ func (g *contactGrid) find(pts []geom.Vec3, res []int32, cutoff float64, minSep 
 		if c >= 0 {
 			k := fill[c]
 			fill[c]++
-			g.sorted[k], g.sidx[k] = pts[i], int32(i)
+			p := &pts[i]
+			g.sorted[k] = gpt{x: p[0], y: p[1], z: p[2], res: res[i], idx: int32(i)}
 		}
 	}
 	g.js = fill[:0]
 	// Each unordered pair once: a cell's own pairs, then the 13 neighbour
 	// cells ahead of it (z+1 in its column, and the 3-cell z runs of the
 	// columns (x, y+1), (x+1, y-1..y+1)), which are contiguous in sorted.
-	c2 := cutoff * cutoff * (1 + 1e-9)
+	t2 := sqrtBound(cutoff)
 	g.pairs = g.pairs[:0]
-	check := func(a, b int32) {
-		// distance first: most neighbour-cell pairs are out of range
-		p, q := &g.sorted[a], &g.sorted[b]
-		dx, dy, dz := p[0]-q[0], p[1]-q[1], p[2]-q[2]
-		d2 := float64(dx*dx) + float64(dy*dy) + float64(dz*dz)
-		if !(d2 <= c2) {
-			return
-		}
-		i, j := g.sidx[a], g.sidx[b]
-		if i > j {
-			i, j = j, i
-		}
-		if res[j]-res[i] >= minSep && math.Sqrt(d2) <= cutoff {
-			g.pairs = append(g.pairs, uint64(i)<<32|uint64(j))
-		}
-	}
+	st, sorted := g.start, g.sorted
 	for x := range dim[0] {
 		for y := range dim[1] {
 			col := (x*dim[1] + y) * dim[2]
 			for z := range dim[2] {
 				c := col + z
-				from, to := g.start[c], g.start[c+1]
+				from, to := st[c], st[c+1]
 				if from == to {
 					continue
 				}
-				for a := from; a < to; a++ {
-					for b := a + 1; b < to; b++ {
-						check(a, b)
-					}
-				}
-				// z+1 in the same column
-				if z+1 < dim[2] {
-					for a := from; a < to; a++ {
-						for b := g.start[c+1]; b < g.start[c+2]; b++ {
-							check(a, b)
-						}
-					}
+				own := sorted[from:to]
+				g.within(own, t2, minSep)
+				if z+1 < dim[2] { // z+1 in the same column
+					g.between(own, sorted[to:st[c+2]], t2, minSep)
 				}
 				z0, z1 := max(z-1, 0), min(z+1, dim[2]-1)
 				run := func(nx, ny int) {
-					if nx >= dim[0] || ny < 0 || ny >= dim[1] {
-						return
-					}
-					base := (nx*dim[1] + ny) * dim[2]
-					lo, hi := g.start[base+z0], g.start[base+z1+1]
-					for a := from; a < to; a++ {
-						for b := lo; b < hi; b++ {
-							check(a, b)
-						}
+					if nx < dim[0] && ny >= 0 && ny < dim[1] {
+						base := (nx*dim[1] + ny) * dim[2]
+						g.between(own, sorted[st[base+z0]:st[base+z1+1]], t2, minSep)
 					}
 				}
 				run(x, y+1)
@@ -149,12 +125,79 @@ func (g *contactGrid) find(pts []geom.Vec3, res []int32, cutoff float64, minSep 
 			}
 		}
 	}
-	g.emitSorted(n, emit)
+	return g.sortPairs(n)
 }
 
-// emitSorted emits g.pairs (i<<32 | j) in (i, j) row-major order: two
-// stable counting sorts, by j then by i.
-func (g *contactGrid) emitSorted(n int, emit func(i, j int32)) {
+// sqrtBound returns the largest t with math.Sqrt(t) <= c: as sqrt is
+// correctly rounded, hence monotone, math.Sqrt(d2) <= c exactly when
+// d2 <= sqrtBound(c).
+func sqrtBound(c float64) float64 {
+	t := c * c
+	for t > 0 && math.Sqrt(t) > c {
+		t = math.Nextafter(t, 0)
+	}
+	for {
+		u := math.Nextafter(t, math.Inf(1))
+		if !(math.Sqrt(u) <= c) {
+			return t
+		}
+		t = u
+	}
+}
+
+// b2i is 1 for true, 0 for false (compiled without a branch).
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
+}
+
+// within appends the contacts among the points of one cell (ascending idx).
+// Every candidate is stored and the count advanced only for contacts, so
+// that the loop has no data-dependent branch.
+func (g *contactGrid) within(ps []gpt, t2 float64, minSep int32) {
+	np := len(g.pairs)
+	out := slices.Grow(g.pairs, len(ps)*(len(ps)-1)/2)
+	out = out[:cap(out)]
+	for a := range ps {
+		p := &ps[a]
+		for b := a + 1; b < len(ps); b++ {
+			q := &ps[b]
+			dx, dy, dz := p.x-q.x, p.y-q.y, p.z-q.z
+			d2 := float64(dx*dx) + float64(dy*dy) + float64(dz*dz)
+			out[np] = uint64(p.idx)<<32 | uint64(q.idx)
+			np += b2i(d2 <= t2) & b2i(q.res-p.res >= minSep)
+		}
+	}
+	g.pairs = out[:np]
+}
+
+// between appends the contacts between the points of two cells.
+func (g *contactGrid) between(ps, qs []gpt, t2 float64, minSep int32) {
+	np := len(g.pairs)
+	out := slices.Grow(g.pairs, len(ps)*len(qs))
+	out = out[:cap(out)]
+	for a := range ps {
+		p := &ps[a]
+		for b := range qs {
+			q := &qs[b]
+			dx, dy, dz := p.x-q.x, p.y-q.y, p.z-q.z
+			d2 := float64(dx*dx) + float64(dy*dy) + float64(dz*dz)
+			i, j := min(p.idx, q.idx), max(p.idx, q.idx)
+			sep := q.res - p.res
+			m := sep >> 31
+			out[np] = uint64(i)<<32 | uint64(j)
+			np += b2i(d2 <= t2) & b2i((sep^m)-m >= minSep)
+		}
+	}
+	g.pairs = out[:np]
+}
+
+// sortPairs orders g.pairs (i<<32 | j, i, j < n) in (i, j) row-major order:
+// two stable counting sorts, by j then by i.
+func (g *contactGrid) sortPairs(n int) []uint64 {
 	ps := g.pairs
 	g.tmp = slices.Grow(g.tmp[:0], len(ps))[:len(ps)]
 	g.count = slices.Grow(g.count[:0], n+1)[:n+1]
@@ -174,12 +217,12 @@ func (g *contactGrid) emitSorted(n int, emit func(i, j int32)) {
 		ps, g.tmp = g.tmp, ps
 	}
 	g.pairs = ps
-	for _, p := range ps {
-		emit(int32(p>>32), int32(uint32(p)))
-	}
+	return ps
 }
 
-func brute(pts []geom.Vec3, res []int32, cutoff float64, minSep int32, emit func(i, j int32)) {
+// brute is the reference's definition, pair by pair.
+func (g *contactGrid) brute(pts []geom.Vec3, res []int32, cutoff float64, minSep int32) []uint64 {
+	g.pairs = g.pairs[:0]
 	for i := range pts {
 		for j := i + 1; j < len(pts); j++ {
 			if res[j]-res[i] < minSep || !finite(pts[i]) || !finite(pts[j]) {
@@ -188,13 +231,15 @@ func brute(pts []geom.Vec3, res []int32, cutoff float64, minSep int32, emit func
 			p, q := pts[i], pts[j]
 			dx, dy, dz := p[0]-q[0], p[1]-q[1], p[2]-q[2]
 			if math.Sqrt(float64(dx*dx)+float64(dy*dy)+float64(dz*dz)) <= cutoff {
-				emit(int32(i), int32(j))
+				g.pairs = append(g.pairs, uint64(i)<<32|uint64(j))
 			}
 		}
 	}
+	return g.pairs
 }
 
+// finite reports whether p's coordinates are all finite (x-x is 0 for a
+// finite x, NaN otherwise).
 func finite(p geom.Vec3) bool {
-	s := p[0] + p[1] + p[2]
-	return !math.IsNaN(s) && !math.IsInf(s, 0)
+	return (p[0]-p[0])+(p[1]-p[1])+(p[2]-p[2]) == 0
 }

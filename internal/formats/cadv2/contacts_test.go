@@ -32,6 +32,20 @@ func TestContactGridMatchesBrute(t *testing.T) {
 			}
 			return p
 		}},
+		{"shell at cutoff", func(r *rand.Rand, n int) []geom.Vec3 {
+			// pairs 8 Å apart in random directions: computed distances a
+			// few ulps either side of the cutoff
+			p := make([]geom.Vec3, n)
+			for i := 0; i+1 < n; i += 2 {
+				p[i] = geom.Vec3{r.Float64() * 30, r.Float64() * 30, r.Float64() * 30}
+				u := geom.Vec3{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
+				l := math.Sqrt(u[0]*u[0] + u[1]*u[1] + u[2]*u[2])
+				for k := range 3 {
+					p[i+1][k] = p[i][k] + 8*u[k]/l
+				}
+			}
+			return p
+		}},
 		{"outliers and NaN", func(r *rand.Rand, n int) []geom.Vec3 {
 			p := make([]geom.Vec3, n)
 			for i := range p {
@@ -55,15 +69,30 @@ func TestContactGridMatchesBrute(t *testing.T) {
 				res[i] = int32(2 * i)
 			}
 			var got, want []pair
-			var g contactGrid
-			g.find(pts, res, 8.0, 6, func(i, j int32) { got = append(got, pair{i, j}) })
-			brute(pts, res, 8.0, 6, func(i, j int32) { want = append(want, pair{i, j}) })
+			var g, b contactGrid
+			for _, ij := range g.find(pts, res, 8.0, 6) {
+				got = append(got, pair{int32(ij >> 32), int32(uint32(ij))})
+			}
+			for _, ij := range b.brute(pts, res, 8.0, 6) {
+				want = append(want, pair{int32(ij >> 32), int32(uint32(ij))})
+			}
 			if !slices.Equal(got, want) {
 				t.Errorf("%s n=%d: grid found %d pairs, brute force %d (or in another order)", tt.name, n, len(got), len(want))
 			}
 			if tt.name == "dense" && n == 300 && len(want) == 0 {
 				t.Errorf("dense cloud has no contacts: test data too sparse")
 			}
+		}
+	}
+}
+
+// TestSqrtBound checks that sqrtBound(c) is the largest t with
+// math.Sqrt(t) <= c.
+func TestSqrtBound(t *testing.T) {
+	for _, c := range []float64{8, 0.5, 3.7, 6.000000001, 1e-170, 1e-300, 1e200, math.MaxFloat64} {
+		got := sqrtBound(c)
+		if !(math.Sqrt(got) <= c) || math.Sqrt(math.Nextafter(got, math.Inf(1))) <= c {
+			t.Errorf("sqrtBound(%g) = %g: sqrt %g, next sqrt %g", c, got, math.Sqrt(got), math.Sqrt(math.Nextafter(got, math.Inf(1))))
 		}
 	}
 }

@@ -253,8 +253,8 @@ func (g *Generator) contacts(p *Protein) {
 		g.lists[k] = g.lists[k][:0]
 	}
 	pool := g.poolRes
-	g.grid.find(g.poolPts, pool, o.ContactCutoff, int32(o.MinSeparation), func(pi, pj int32) {
-		i, j := pool[pi], pool[pj]
+	for _, ij := range g.grid.find(g.poolPts, pool, o.ContactCutoff, int32(o.MinSeparation)) {
+		i, j := pool[ij>>32], pool[uint32(ij)]
 		kind := kindShort
 		switch sep := int(j - i); {
 		case sep >= o.LongRange:
@@ -263,7 +263,7 @@ func (g *Generator) contacts(p *Protein) {
 			kind = kindMedium
 		}
 		g.lists[kind] = append(g.lists[kind], stmt{i: i, j: j, kind: kind})
-	})
+	}
 }
 
 // distances appends up to nDistance distance statements (step 6).
