@@ -133,7 +133,10 @@ func (r *Rand) initByArray(key []uint32) {
 	r.hasGauss = false
 }
 
-func (r *Rand) generate() {
+// generateGo is genrand_uint32's block generation, followed by the
+// tempering of the whole block into r.out (generate in builds without cgo;
+// with cgo, the reference generate is checked against).
+func (r *Rand) generateGo() {
 	mt := &r.mt
 	// mag(y) is mag01[y&1] of the reference, without the table
 	mag := func(y uint32) uint32 { return -(y & 1) & matrixA }
