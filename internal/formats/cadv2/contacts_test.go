@@ -99,12 +99,17 @@ func TestSqrtBound(t *testing.T) {
 
 func TestSortRankedIsStableDescending(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{0, 1, 2, 50, 3000} {
+	for _, n := range []int{0, 1, 2, 3, 50, 3000} {
 		ranks := make([]float64, n)
 		for i := range ranks {
 			ranks[i] = math.Round(r.NormFloat64()*4) / 4 // many ties
-			if i%7 == 0 {
+			switch i % 7 {
+			case 0:
 				ranks[i] = math.Copysign(0, -1)
+			case 3: // equal in the top 32 bits, different below
+				ranks[i] = 1 + float64(r.IntN(64))*0x1p-50
+			case 5:
+				ranks[i] = -2 - float64(r.IntN(64))*0x1p-49
 			}
 		}
 		v := make([]ranked, n)
