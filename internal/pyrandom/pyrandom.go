@@ -217,6 +217,24 @@ func (r *Rand) RandBelow(n int) int {
 	if n <= math.MaxUint32 {
 		// GetRandBits(k) for k <= 32 is the top k bits of one word
 		shift := 32 - bits.Len32(uint32(n))
+		if i := r.mti; i+3 <= len(r.out) {
+			// the first of the next three draws that is below n, chosen
+			// without branches (each is below n with probability > 1/2)
+			un := uint32(n)
+			w := r.out[i : i+3 : i+3]
+			v, used := w[2]>>shift, 3
+			if x := w[1] >> shift; x < un {
+				v, used = x, 2
+			}
+			if x := w[0] >> shift; x < un {
+				v, used = x, 1
+			}
+			if v < un {
+				r.mti = i + used
+				return int(v)
+			}
+			r.mti = i + 3
+		}
 		for {
 			var w uint32
 			if i := r.mti; i < len(r.out) { // Uint32, without the call
