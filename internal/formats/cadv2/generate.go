@@ -279,6 +279,14 @@ func (g *Generator) distances(p *Protein, r *pyrandom.Rand, nDistance int) {
 		return
 	}
 	nIdx := len(g.indices)
+	// d/w is d*(1/w) exactly when 1/w is exact (w a power of two)
+	w := o.DistanceBinWidth
+	inv := 1 / w
+	frac, _ := math.Frexp(w)
+	mul := frac == 0.5 && !math.IsInf(inv, 0)
+	base := len(g.stmts)
+	out := slices.Grow(g.stmts, nDistance)[:base+nDistance]
+	k := base
 	for range nDistance {
 		var i, j int32
 		ok := false
@@ -296,10 +304,18 @@ func (g *Generator) distances(p *Protein, r *pyrandom.Rand, nDistance int) {
 		si, sj := p.AtomStart[i], p.AtomStart[j]
 		ai := si + int32(r.RandBelow(int(p.AtomStart[i+1]-si)))
 		aj := sj + int32(r.RandBelow(int(p.AtomStart[j+1]-sj)))
-		pa, pb := p.AtomPos[ai], p.AtomPos[aj]
+		pa, pb := &p.AtomPos[ai], &p.AtomPos[aj]
 		dx, dy, dz := pa[0]-pb[0], pa[1]-pb[1], pa[2]-pb[2]
 		d := math.Sqrt(float64(dx*dx) + float64(dy*dy) + float64(dz*dz))
-		bin := min(max(ceilInt(d/o.DistanceBinWidth), 1), o.DistanceBins)
-		g.stmts = append(g.stmts, stmt{i: i, j: j, kind: kindDistance, ai: p.AtomName[ai], aj: p.AtomName[aj], bin: uint16(bin)})
+		var q float64
+		if mul {
+			q = d * inv
+		} else {
+			q = d / w
+		}
+		bin := min(max(ceilInt(q), 1), o.DistanceBins)
+		out[k] = stmt{i: i, j: j, kind: kindDistance, ai: p.AtomName[ai], aj: p.AtomName[aj], bin: uint16(bin)}
+		k++
 	}
+	g.stmts = out[:k]
 }
