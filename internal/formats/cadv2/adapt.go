@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
@@ -78,7 +79,16 @@ func (p *Protein) adapt(s *structure.Structure) error {
 	p.Rep = append(p.Rep[:0], make([]int32, n)...)
 	p.PLDDT = append(p.PLDDT[:0], make([]float64, n)...)
 	p.AtomStart = append(p.AtomStart[:0], 0)
-	p.AtomName, p.AtomPos = p.AtomName[:0], p.AtomPos[:0]
+	total := 0
+	for i := range poly {
+		total += len(poly[i].Atoms)
+	}
+	// written by index (no append), each coordinate stored separately: a
+	// Vec3 built whole is stored through the stack, and the wide reload of
+	// three narrow stores stalls
+	names := slices.Grow(p.AtomName[:0], total)[:total]
+	pos := slices.Grow(p.AtomPos[:0], total)[:total]
+	k := int32(0)
 	sum := 0.0
 	for i := range poly {
 		r := &poly[i]
@@ -97,17 +107,18 @@ func (p *Protein) adapt(s *structure.Structure) error {
 			if !ok {
 				continue
 			}
-			k := int32(len(p.AtomPos))
 			switch {
 			case v == atomCB && cb < 0:
 				cb = k
 			case v == atomCA && ca < 0:
 				ca = k
 			}
-			p.AtomName = append(p.AtomName, v)
-			p.AtomPos = append(p.AtomPos, geom.Vec3{a.X, a.Y, a.Z})
+			names[k] = v
+			q := &pos[k]
+			q[0], q[1], q[2] = a.X, a.Y, a.Z
+			k++
 		}
-		p.AtomStart = append(p.AtomStart, int32(len(p.AtomPos)))
+		p.AtomStart = append(p.AtomStart, k)
 		rep := cb
 		if code == glyIdx || rep < 0 {
 			rep = ca
@@ -120,6 +131,7 @@ func (p *Protein) adapt(s *structure.Structure) error {
 		}
 		sum += p.PLDDT[i]
 	}
+	p.AtomName, p.AtomPos = names[:k], pos[:k]
 	p.GlobalPLDDT = sum / float64(n)
 	return nil
 }
