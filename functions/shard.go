@@ -48,7 +48,7 @@ func (s *Server) ShardFn(ctx context.Context, e event.Event) error {
 	}
 	log = log.With("run", msg.RunID, "shard", msg.Shard)
 	res, err := shardfn.Process(ctx, shardfn.Deps{
-		Store: s.deps.Store, Ledger: s.deps.Ledger, Parse: mmcif.Read,
+		Store: s.deps.Store, Ledger: s.deps.Ledger, Parse: mmcif.ReadInto,
 		FetchConcurrency: s.cfg.FetchConcurrency, Lease: s.cfg.Lease, Handoff: s.handoff(),
 	}, msg)
 	switch {

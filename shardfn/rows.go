@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -82,12 +83,18 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 			o.structure = fmt.Sprintf("%s#row=%d", msg.Manifest, rowNum)
 			data = []byte(text)
 		}
+		st := structures.Get().(*structure.Structure)
 		start := time.Now()
-		st, err := parseSafely(deps.Parse, data)
+		err := parseSafely(deps.Parse, st, data)
 		o.parse = time.Since(start)
 		if err != nil {
+			// not reused: a parser that panicked may have left st in any state
 			return fail("parse", derrors.Permanent(err))
 		}
+		// Back to the pool once Generate has returned: no format keeps the
+		// structure or its slices (cadv2 and bio2token copy what they use;
+		// names are immutable strings), so the next row may overwrite it.
+		defer structures.Put(st)
 		in.Structure = st
 	}
 	start := time.Now()
@@ -100,15 +107,19 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 	return o
 }
 
+// structures are the parsed structures that rows parse into (Deps.Parse)
+// and reuse, so that a row's parse allocates almost nothing.
+var structures = sync.Pool{New: func() any { return new(structure.Structure) }}
+
 // parseSafely turns a parser panic into an error: bad input must fail the
 // row, not the process.
-func parseSafely(parse func([]byte) (*structure.Structure, error), data []byte) (st *structure.Structure, err error) {
+func parseSafely(parse func(*structure.Structure, []byte) error, st *structure.Structure, data []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parser panicked: %v", r)
 		}
 	}()
-	return parse(data)
+	return parse(st, data)
 }
 
 func generateSafely(f format.Format, in format.Input) (res format.Result, err error) {

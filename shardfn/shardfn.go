@@ -50,8 +50,12 @@ const DefaultLease = 15 * time.Minute
 type Deps struct {
 	Store  blob.Store
 	Ledger ledger.Ledger
-	// Parse reads an mmCIF file (plain or gzip) into a structure.
-	Parse func(data []byte) (*structure.Structure, error)
+	// Parse reads an mmCIF file (plain or gzip) into st (mmcif.ReadInto),
+	// overwriting st's earlier contents and reusing their memory. Rows
+	// reuse structures: st holds an earlier row's result, which no one
+	// uses any more. It is called from several goroutines at once, each
+	// with its own st.
+	Parse func(st *structure.Structure, data []byte) error
 	// NewFormat resolves the format (formats.New when nil).
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	// FetchConcurrency bounds fetches in flight (DefaultFetchConcurrency when 0).

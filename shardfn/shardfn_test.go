@@ -46,13 +46,14 @@ func (fakeFormat) Generate(in format.Input) (format.Result, error) {
 
 func newFake(name string, opts map[string]string) (format.Format, error) { return fakeFormat{}, nil }
 
-// fakeParse reads "data_NAME"; anything else is a parse error.
-func fakeParse(data []byte) (*structure.Structure, error) {
+// fakeParse reads "data_NAME" into st; anything else is a parse error.
+func fakeParse(st *structure.Structure, data []byte) error {
 	name, ok := strings.CutPrefix(string(data), "data_")
 	if !ok {
-		return nil, fmt.Errorf("line 1: expected data_ block")
+		return fmt.Errorf("line 1: expected data_ block")
 	}
-	return &structure.Structure{Name: name}, nil
+	*st = structure.Structure{Name: name}
+	return nil
 }
 
 type row struct{ id, content string } // content "" = object missing

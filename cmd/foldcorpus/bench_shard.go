@@ -205,7 +205,7 @@ func benchShardChild(ctx context.Context, glob string, latency time.Duration, co
 	}
 	var ru0, ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
-	res, err := shardfn.Process(ctx, shardfn.Deps{Store: store, Ledger: led, Parse: mmcif.Read, FetchConcurrency: conc}, p.Messages[0])
+	res, err := shardfn.Process(ctx, shardfn.Deps{Store: store, Ledger: led, Parse: mmcif.ReadInto, FetchConcurrency: conc}, p.Messages[0])
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func runRun(ctx context.Context, args []string) error {
 	}
 	prog := newProgress(os.Stderr, isTerminal(os.Stderr))
 	cfg := localrun.Config{
-		Spec: spec, Workers: rf.workers, FetchConcurrency: rf.fetchConc, Parse: mmcif.Read,
+		Spec: spec, Workers: rf.workers, FetchConcurrency: rf.fetchConc, Parse: mmcif.ReadInto,
 		OnPlan:  prog.plan,
 		OnRow:   prog.row,
 		OnShard: prog.shard,

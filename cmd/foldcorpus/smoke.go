@@ -95,7 +95,7 @@ func runSmoke(ctx context.Context, args []string) error {
 	spec.Output = filepath.Join(smokeDir, "out")
 	spec.MaxRows = 0
 	var res shardfn.Result
-	_, err = localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1, FetchConcurrency: rf.fetchConc, Parse: mmcif.Read,
+	_, err = localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1, FetchConcurrency: rf.fetchConc, Parse: mmcif.ReadInto,
 		NewFormat: formats.New, OnShard: func(r shardfn.Result, _ error) { res = r }})
 	if err != nil {
 		return err

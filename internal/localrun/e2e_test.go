@@ -131,7 +131,7 @@ func TestEndToEndCorpus(t *testing.T) {
 				if mode == "inline" {
 					spec.TextColumn = "cif_content"
 				}
-				sum, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 2, Parse: mmcif.Read})
+				sum, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 2, Parse: mmcif.ReadInto})
 				if len(errFiles) > 0 && !errors.Is(err, localrun.ErrIncomplete) {
 					t.Fatalf("Run = %v, want ErrIncomplete (%d files the reference fails on)", err, len(errFiles))
 				}

@@ -102,7 +102,7 @@ func checkNotRedone(t *testing.T, before, after map[int]ledger.Shard) {
 func reference(t *testing.T, glob string) string {
 	t.Helper()
 	ref := filepath.Join(t.TempDir(), "ref")
-	if _, err := localrun.Run(context.Background(), localrun.Config{Spec: spec(glob, ref), Parse: mmcif.Read}); err != nil {
+	if _, err := localrun.Run(context.Background(), localrun.Config{Spec: spec(glob, ref), Parse: mmcif.ReadInto}); err != nil {
 		t.Fatalf("uninterrupted run: %v", err)
 	}
 	return ref
@@ -115,7 +115,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	n := 0
-	_, err := localrun.Run(ctx, localrun.Config{Spec: spec(glob, out), Parse: mmcif.Read, Workers: 2,
+	_, err := localrun.Run(ctx, localrun.Config{Spec: spec(glob, out), Parse: mmcif.ReadInto, Workers: 2,
 		OnShard: func(res shardfn.Result, err error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -131,7 +131,7 @@ func TestResumeAfterCancel(t *testing.T) {
 		t.Fatalf("%d shards done at the interruption, want some but not all", len(before))
 	}
 	var redone []int
-	sum, err := localrun.Run(context.Background(), localrun.Config{Spec: spec(glob, out), Parse: mmcif.Read,
+	sum, err := localrun.Run(context.Background(), localrun.Config{Spec: spec(glob, out), Parse: mmcif.ReadInto,
 		OnShard: func(res shardfn.Result, err error) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -33,8 +33,9 @@ type Config struct {
 	Workers int
 	// FetchConcurrency bounds fetches in flight per shard (32 when 0).
 	FetchConcurrency int
-	// Parse reads mmCIF (required for structure formats).
-	Parse func([]byte) (*structure.Structure, error)
+	// Parse reads mmCIF into a reused structure (required for structure
+	// formats; mmcif.ReadInto, see shardfn.Deps.Parse).
+	Parse func(st *structure.Structure, data []byte) error
 	// NewFormat resolves formats (formats.New when nil).
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	// Store serves manifests and objects (localblob.Store when nil).

@@ -86,7 +86,7 @@ func TestCorpusReport(t *testing.T) {
 	}
 	out := filepath.Join(tmp, "out")
 	spec := planner.Spec{Manifest: filepath.Join(mdir, "*.parquet"), Format: CADv2, Output: out, LenientMissing: true}
-	_, err = localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 2, Parse: mmcif.Read, Retries: -1})
+	_, err = localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 2, Parse: mmcif.ReadInto, Retries: -1})
 	if err != nil && !errors.Is(err, localrun.ErrIncomplete) {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestLocalRunEndToEnd(t *testing.T) {
 	out := filepath.Join(tmp, "out")
 	opts := map[string]string{fb2t.OptWeights: "generated:3"}
 	spec := planner.Spec{Manifest: filepath.Join(tmp, "m.parquet"), Format: fb2t.Name, Options: opts, Output: out}
-	if _, err := localrun.Run(context.Background(), localrun.Config{Spec: spec, Workers: 1, Parse: mmcif.Read, Retries: -1}); err != nil {
+	if _, err := localrun.Run(context.Background(), localrun.Config{Spec: spec, Workers: 1, Parse: mmcif.ReadInto, Retries: -1}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := fb2t.NewFromOptions(opts)
