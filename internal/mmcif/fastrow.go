@@ -26,6 +26,12 @@ type fastState struct {
 	nameVal [256]string
 	elemKey [64]uint64
 	elemVal [64]string
+
+	tpl template // the row template (template.go)
+
+	// the last atom's name, element and altloc (for template rows)
+	lastName, lastElem string
+	lastAlt            byte
 }
 
 // startFast prepares the fast path for a new _atom_site loop (after
@@ -64,6 +70,7 @@ func (b *builder) startFast() {
 	for k, c := range [...]int{f.occ, f.bf, f.x, f.y, f.z} {
 		f.num[c] = int8(k)
 	}
+	f.tpl.reset()
 }
 
 var lenMask = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff, 0xffffffffffffff, 0xffffffffffffffff}
@@ -96,6 +103,11 @@ func (b *builder) fastAtomRow(data []byte, p, ncol int) (end int, ok bool) {
 	f := &b.fast
 	if !f.ok || ncol > maxFastCols {
 		return p, false
+	}
+	if f.tpl.prevLine == p-f.tpl.length && f.tpl.length > 0 {
+		if end, ok := b.templateRow(data, p); ok {
+			return end, true
+		}
 	}
 	n := len(data)
 	q := p
@@ -133,6 +145,7 @@ func (b *builder) fastAtomRow(data []byte, p, ncol int) (end int, ok bool) {
 		return p, false
 	}
 	b.fastAdd(data)
+	f.tpl.set(data, p, q, f.s[:ncol], &f.keyCols, f.nKey)
 	return q, true
 }
 
@@ -168,10 +181,20 @@ func (b *builder) fastAdd(data []byte) {
 	if s, e := f.s[f.alt], f.e[f.alt]; !isNull(data, s, e) {
 		alt = data[s]
 	}
+	f.lastName = b.fastName(data, f.s[f.name], f.e[f.name])
+	f.lastElem = b.fastElem(data, f.s[f.elem], f.e[f.elem])
+	f.lastAlt = alt
+	b.addAtom(ri)
+}
+
+// addAtom appends the atom whose name, element and altloc are f.last* and
+// whose numbers are in f.val to residue ri.
+func (b *builder) addAtom(ri int) {
+	f := &b.fast
 	b.atoms = append(b.atoms, structure.Atom{
-		Name:    b.fastName(data, f.s[f.name], f.e[f.name]),
-		Element: b.fastElem(data, f.s[f.elem], f.e[f.elem]),
-		AltLoc:  alt,
+		Name:    f.lastName,
+		Element: f.lastElem,
+		AltLoc:  f.lastAlt,
 		Occ:     float32(f.val[0]),
 		B:       float32(f.val[1]),
 		X:       f.val[2],

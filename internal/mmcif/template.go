@@ -1,0 +1,237 @@
+package mmcif
+
+import "math/bits"
+
+// The row template. In column-aligned files (AFDB, and PDB entries as the
+// wwPDB writes them) every _atom_site line has the same length and its
+// tokens at the same offsets, and a line differs from the one before it in
+// a few words only (the serial number, the atom's name and element, the
+// coordinates). After a line has been read, the next one, when it has the
+// same length and directly follows it, is classified 32 bytes at a time
+// (lineMasks: space or not, printable or not, changed from the line before
+// or not) and only the tokens whose bytes changed are read again; every
+// other value is the previous row's.
+//
+// The next line is a row of the same columns exactly when its token starts
+// (a non-space byte at the line's start or after a space) are the
+// template's, it ends in '\n', and every byte of its content is a space or
+// printable ASCII. Its tokens then read as fastAtomRow reads them when, in
+// addition, no token starts with a byte that is not plain (quote, '#', '_',
+// ';') and none is a reserved word; reserved words all hold '_', so they
+// are looked for only in lines that hold one. Anything else goes the
+// byte-by-byte way (fastAtomRow), which starts a new template. The
+// template needs lineMasks in assembly (amd64 with AVX2); elsewhere every
+// line goes the byte-by-byte way.
+
+// maxTplLen bounds the length of a template line, newline included (two
+// words of mask bits).
+const maxTplLen = 128
+
+// tplMaxMisses is how many lines in a row may fail the template before the
+// loop stops trying it (the file is not column-aligned).
+const tplMaxMisses = 16
+
+// lineMasks holds, for up to 128 bytes of a line, one bit per byte (bit i
+// of word i/32) of: ns, not a space; chg, differs from the byte one line
+// before; bad, a control byte or not ASCII; spec, a byte that cannot start
+// a plain value ('"', '#', '\”, ';', '_'); under, '_'.
+type lineMasks struct {
+	ns, chg, bad, spec, under [4]uint32
+}
+
+// lineMasksGo is lineMasksAt in plain Go (the reference its tests check).
+func lineMasksGo(data []byte, p, pp, chunks int, m *lineMasks) {
+	for i := 0; i < 32*chunks; i++ {
+		c, w, bit := data[p+i], i>>5, uint32(1)<<(i&31)
+		if c != ' ' {
+			m.ns[w] |= bit
+		}
+		if c != data[pp+i] {
+			m.chg[w] |= bit
+		}
+		if c < 0x20 || c >= 0x7f {
+			m.bad[w] |= bit
+		}
+		switch c {
+		case '"', '#', '\'', ';', '_':
+			m.spec[w] |= bit
+		}
+		if c == '_' {
+			m.under[w] |= bit
+		}
+	}
+}
+
+// join returns the 128 bits of a mask as two words, cut to the content.
+func join(m *[4]uint32, content *[2]uint64) (uint64, uint64) {
+	return (uint64(m[0]) | uint64(m[1])<<32) & content[0], (uint64(m[2]) | uint64(m[3])<<32) & content[1]
+}
+
+// template is the layout of the last line read by a fast path.
+type template struct {
+	length   int // line length with the newline; 0: none
+	chunks   int // 32-byte blocks covering the content
+	ncol     int
+	prevLine int // offset of the line the template last matched (or was made from)
+	misses   int
+	off      bool
+	hits     int // rows read through the template (never reset; tests read it)
+
+	content [2]uint64          // bits of the content bytes (all but the newline)
+	start   [2]uint64          // token-start bits
+	col     [maxFastCols]int32 // each column's offset in the line
+	region  [maxFastCols][2]uint64
+	keyMask [2]uint64 // the residue key columns' regions
+}
+
+func (t *template) reset() {
+	t.length, t.prevLine, t.misses, t.off = 0, -1, 0, false
+}
+
+// set makes the line data[p:q] (q at its '\n'), just read byte by byte with
+// its token spans s, the template; keyCols[:nKey] are the residue key's
+// columns.
+func (t *template) set(data []byte, p, q int, s []int32, keyCols *[5]int, nKey int) {
+	t.misses++
+	l := q - p + 1
+	if !haveLineMasks || t.off || q >= len(data) || l > maxTplLen {
+		t.length = 0
+		return
+	}
+	if t.misses > tplMaxMisses {
+		t.off, t.length = true, 0
+		return
+	}
+	t.length, t.chunks, t.ncol, t.prevLine = l, (l-1+31)>>5, len(s), p
+	t.content = bitRange(0, int32(l-1))
+	t.start = [2]uint64{}
+	for c := range s {
+		o := s[c] - int32(p)
+		t.col[c] = o
+		t.start[o>>6] |= 1 << (o & 63)
+	}
+	for c := range s {
+		end := int32(l - 1)
+		if c+1 < len(s) {
+			end = t.col[c+1]
+		}
+		t.region[c] = bitRange(t.col[c], end)
+	}
+	t.keyMask = [2]uint64{}
+	for _, c := range keyCols[:nKey] {
+		t.keyMask[0] |= t.region[c][0]
+		t.keyMask[1] |= t.region[c][1]
+	}
+}
+
+// bitRange returns the bits [from, to) of a two-word mask.
+func bitRange(from, to int32) (m [2]uint64) {
+	for i := from; i < to; i++ {
+		m[i>>6] |= 1 << (i & 63)
+	}
+	return m
+}
+
+func (t *template) changed(chg0, chg1 uint64, c int) bool {
+	return chg0&t.region[c][0]|chg1&t.region[c][1] != 0
+}
+
+// templateRow reads the row on the line at data[p], which directly follows
+// the template's line, when it matches the template (see above); it
+// returns the position of the line's '\n'. ok is false, with nothing
+// changed, when it does not match.
+func (b *builder) templateRow(data []byte, p int) (end int, ok bool) {
+	f := &b.fast
+	t := &f.tpl
+	l := t.length
+	nl := p + l - 1
+	if p+32*t.chunks > len(data) || nl >= len(data) || data[nl] != '\n' {
+		return p, false
+	}
+	var m lineMasks
+	lineMasksAt(data, p, p-l, t.chunks, &m)
+	ns0, ns1 := join(&m.ns, &t.content)
+	bad0, bad1 := join(&m.bad, &t.content)
+	spec0, spec1 := join(&m.spec, &t.content)
+	st0 := ns0 &^ (ns0 << 1)
+	st1 := ns1 &^ (ns1<<1 | ns0>>63)
+	if bad0|bad1|st0&spec0|st1&spec1 != 0 || st0 != t.start[0] || st1 != t.start[1] {
+		return p, false
+	}
+	ns := [2]uint64{ns0, ns1}
+	if u0, u1 := join(&m.under, &t.content); u0|u1 != 0 {
+		for c := 0; c < t.ncol; c++ {
+			s := int32(p) + t.col[c]
+			if kwFirst[data[s]] && maybeKeyword(data[s:int32(p)+runEnd(&ns, t.col[c])]) {
+				return p, false
+			}
+		}
+	}
+	// the line is a row: read what changed
+	t.prevLine, t.misses = p, 0
+	t.hits++
+	chg0, chg1 := join(&m.chg, &t.content)
+	base := int32(p)
+	for k, c := range [...]int{f.occ, f.bf, f.x, f.y, f.z} {
+		if t.changed(chg0, chg1, c) {
+			f.scanNumber(data, int(base+t.col[c]), int8(k))
+		}
+	}
+	if c := f.name; t.changed(chg0, chg1, c) {
+		f.lastName = b.fastName(data, base+t.col[c], base+runEnd(&ns, t.col[c]))
+	}
+	if c := f.elem; t.changed(chg0, chg1, c) {
+		f.lastElem = b.fastElem(data, base+t.col[c], base+runEnd(&ns, t.col[c]))
+	}
+	if c := f.alt; t.changed(chg0, chg1, c) {
+		f.lastAlt = 0
+		if s, e := base+t.col[c], base+runEnd(&ns, t.col[c]); !isNull(data, s, e) {
+			f.lastAlt = data[s]
+		}
+	}
+	ri := b.curRes
+	if chg0&t.keyMask[0]|chg1&t.keyMask[1] != 0 || !f.keyValid || ri < 0 {
+		for c := 0; c < t.ncol; c++ {
+			f.s[c], f.e[c] = base+t.col[c], base+runEnd(&ns, t.col[c])
+		}
+		same, valid := f.keyValid, true
+		for i := 0; i < f.nKey; i++ {
+			c := f.keyCols[i]
+			v, ok := pack(data, f.s[c], f.e[c])
+			valid = valid && ok
+			same = same && ok && v == f.key[i]
+			f.key[i] = v
+		}
+		if !same || ri < 0 {
+			for c, fi := range b.colOf {
+				if fi >= 0 {
+					b.fields[fi] = val{f.s[c], f.e[c], false}
+				}
+			}
+			ri = b.residue()
+		}
+		f.keyValid = valid
+	}
+	b.addAtom(ri)
+	return nl, true
+}
+
+// kwFirst marks the first bytes of reserved words (data_, save_, loop_,
+// stop_, global_).
+var kwFirst = func() (t [256]bool) {
+	for _, c := range "dDsSlLgG" {
+		t[c] = true
+	}
+	return t
+}()
+
+// runEnd returns the offset just past the run of set bits of ns that starts
+// at bit o (the end of the token that starts there).
+func runEnd(ns *[2]uint64, o int32) int32 {
+	i, sh := o>>6, o&63
+	r := int32(bits.TrailingZeros64(^(ns[i] >> sh)))
+	if r == 64-sh && i == 0 {
+		r += int32(bits.TrailingZeros64(^ns[1]))
+	}
+	return o + r
+}
