@@ -97,16 +97,27 @@ func isNull(data []byte, s, e int32) bool {
 // none a reserved word, separated by spaces, the line ending in '\n' (or
 // the end of the input). Such a line tokenizes the same in the general
 // lexer, so the row is added to b exactly as atomRow would add it and the
-// position of the line's end is returned. Any other line returns ok ==
-// false having changed nothing that the general path does not rewrite.
-func (b *builder) fastAtomRow(data []byte, p, ncol int) (end int, ok bool) {
+// position of the line's end is returned with rows == 1. When the line
+// follows the row template's line, it and the lines after it that match
+// the template are read (template.go); rows is then their count and end the
+// last one's end. Any other line returns rows == 0 having changed nothing
+// that the general path does not rewrite.
+func (b *builder) fastAtomRow(data []byte, p, ncol int) (end, rows int) {
 	f := &b.fast
 	if !f.ok || ncol > maxFastCols {
-		return p, false
+		return p, 0
 	}
 	if f.tpl.prevLine == p-f.tpl.length && f.tpl.length > 0 {
-		if end, ok := b.templateRow(data, p); ok {
-			return end, true
+		// the template's rows, one line after the other
+		for {
+			e, ok := b.templateRow(data, p)
+			if !ok {
+				break
+			}
+			end, rows, p = e, rows+1, e+1
+		}
+		if rows > 0 {
+			return end, rows
 		}
 	}
 	n := len(data)
@@ -116,7 +127,7 @@ func (b *builder) fastAtomRow(data []byte, p, ncol int) (end int, ok bool) {
 		s := q
 		c := data[q]
 		if !plain[c] || col == ncol { // odd token, or more than one row on the line
-			return p, false
+			return p, 0
 		}
 		if k := f.num[col]; k >= 0 {
 			q = f.scanNumber(data, q, k)
@@ -127,7 +138,7 @@ func (b *builder) fastAtomRow(data []byte, p, ncol int) (end int, ok bool) {
 			}
 		}
 		if q-s >= 5 && maybeKeyword(data[s:q]) {
-			return p, false
+			return p, 0
 		}
 		f.s[col], f.e[col] = int32(s), int32(q)
 		col++
@@ -142,11 +153,11 @@ func (b *builder) fastAtomRow(data []byte, p, ncol int) (end int, ok bool) {
 		}
 	}
 	if col != ncol {
-		return p, false
+		return p, 0
 	}
 	b.fastAdd(data)
 	f.tpl.set(data, p, q, f.s[:ncol], &f.keyCols, f.nKey)
-	return q, true
+	return q, 1
 }
 
 // fastAdd adds the atom of the tokenized line in b.fast, as atomRow does:

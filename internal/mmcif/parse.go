@@ -293,11 +293,11 @@ func scanLoopValues(l *lexer, k tokKind, sp span, ncol int, atoms bool, t *table
 			if atoms && col == 0 && !b.noFast {
 				// whole rows on their own lines, the common case
 				for p < n && plain[data[p]] {
-					q, ok := b.fastAtomRow(data, p, ncol)
-					if !ok {
+					q, rows := b.fastAtomRow(data, p, ncol)
+					if rows == 0 {
 						break
 					}
-					count += ncol
+					count += rows * ncol
 					for q < n && wsTab[data[q]] {
 						q++
 					}
