@@ -103,7 +103,7 @@ func (p *Protein) adapt(s *structure.Structure) error {
 			}
 			bsum += float64(a.B)
 			nheavy++
-			v, ok := atomCode(a.Name)
+			v, ok := atomTable.lookup(a.Name) // atomCode, inlined
 			if !ok {
 				continue
 			}

@@ -262,7 +262,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("atomCode(%q) = %d, %v; want %d", n, c, ok, i)
 		}
 	}
-	for _, n := range []string{"", "H", "CA ", "ca", "OXT1", "SE"} {
+	for _, n := range []string{"", "H", "CA ", "ca", "OXT1", "SE", "\x00", "C\x00", "CC", "CCC", "CAA", "NNZ", "OXTT"} {
 		if _, ok := atomCode(n); ok {
 			t.Errorf("atomCode(%q) found a vocabulary atom", n)
 		}
@@ -272,7 +272,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("residueCode(%q) = %d, want %d", n, c, i)
 		}
 	}
-	for _, n := range []string{"MSE", "UNK", "HOH", "DA", "ala"} {
+	for _, n := range []string{"MSE", "UNK", "HOH", "DA", "ala", "", "A", "AL", "GLYX", "GGG", "ALAALA"} {
 		if c := residueCode(n); c != unk {
 			t.Errorf("residueCode(%q) = %d, want UNK", n, c)
 		}
