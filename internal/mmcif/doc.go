@@ -23,21 +23,42 @@
 // are picked by index, numeric columns are converted while scanned (the
 // same correctly rounded decimal path as parseFloat), and when the residue
 // key (model, chain, comp, seq, insertion code) is byte for byte the
-// previous row's, the residue lookup is skipped. Any other line goes
-// through the general tokenizer; FuzzRead and TestFastPathMatchesGeneral
-// check that both read every input identically. Builders (scratch slices,
-// interned names) are pooled between reads, so a read allocates about
-// seven objects besides its result; Read stays safe for concurrent use.
+// previous row's, the residue lookup is skipped.
+//
+// In column-aligned files (AFDB; wwPDB entries) every row has the same
+// length and its tokens at the same offsets, and a row differs from the
+// one before it in a few tokens. After one row has been read byte by byte
+// its layout is the row template (template.go); each next line is then
+// classified 32 bytes at a time by an AVX2 routine (linemask_amd64.s: space
+// or not, changed from the line before or not, control or non-ASCII, bytes
+// that cannot start a plain value, underscores) and, when it has the
+// template's length and token starts and nothing odd, is read at the known
+// offsets, converting only the tokens whose bytes changed. Reserved words
+// all hold '_' and are looked for only in lines that hold one. Without
+// AVX2 (or off amd64) every line goes byte by byte.
+//
+// Any other line goes through the general tokenizer. FuzzRead,
+// TestFastPathMatchesGeneral and TestTemplateEditsMatchGeneral check that
+// the fast paths read every input, edited files included, exactly as the
+// general tokenizer does, and TestLineMasksMatchGo checks the assembly
+// against plain Go. Builders (scratch slices, interned names) are pooled
+// between reads, and ReadInto reuses the caller's structure, so a
+// steady-state ReadInto allocates about one object; Read stays safe for
+// concurrent use.
 //
 // Measured on the AFDB corpus files and rejected (BenchmarkReadAFDB -cpu 1,
 // interleaved runs, AMD EPYC): the byte-at-a-time token and space loops
-// predict well, and every word-at-a-time (SWAR) replacement tried was
-// slower: 8-byte space skip and token end search, 23.5 -> 38 ms; the whole
-// line classified into a non-space bit mask and tokens read off its
+// predict well, and every word-at-a-time (SWAR) replacement tried in pure
+// Go was slower: 8-byte space skip and token end search, 23.5 -> 38 ms; the
+// whole line classified into a non-space bit mask and tokens read off its
 // transitions, 23 -> 25.5 ms; only the trailing columns no field reads
 // checked that way, 23.6 -> 26.6 ms; short decimals converted with the
-// 8-digit multiply trick, 23.4 -> 27.3 ms. Each word step makes the next
-// token's position wait on a load, where the branchy loop runs ahead.
+// 8-digit multiply trick, 23.4 -> 27.3 ms (and again on template rows, with
+// the token's end known and no branch on the sign: 13.7 -> 14.7 ms); the
+// row template with the line classified in SWAR words, 23.5 -> 25 ms; the
+// same for the loops whose values are only counted (short lines: the
+// classifier call costs what the byte loop does), 14.0 -> 14.5 ms. The
+// AVX2 template: ReadIntoAFDB 20.3 -> 13.0 ms.
 //
 // # Structure, as gemmi 0.5.7 builds it
 //
