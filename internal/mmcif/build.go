@@ -113,8 +113,10 @@ type builder struct {
 	loopTags           []span                          // parse's scratch
 	names              []string                        // the _atom_site loop's column names
 
-	fast   fastState // the line fast path's state (fastrow.go)
-	noFast bool      // read every value with the general tokenizer (tests)
+	fast fastState // the line fast path's state (fastrow.go)
+
+	blockValues int  // values counted 32 bytes at a time (never reset; tests read it)
+	noFast      bool // read every value with the general tokenizer (tests)
 }
 
 // builders keeps builders between reads: their scratch slices and name

@@ -2,8 +2,9 @@ package mmcif
 
 import "golang.org/x/sys/cpu"
 
-// haveLineMasks reports whether lineMasks runs here (AVX2).
-var haveLineMasks = cpu.X86.HasAVX2
+// haveLineMasks reports whether the AVX2 routines (lineMasksAVX2,
+// countPlainAVX2) run here.
+var haveLineMasks = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
 
 //go:noescape
 func lineMasksAVX2(cur, prev *byte, chunks int, m *lineMasks)
@@ -12,4 +13,16 @@ func lineMasksAVX2(cur, prev *byte, chunks int, m *lineMasks)
 // data[pp:]; the caller checks that they are in data.
 func lineMasksAt(data []byte, p, pp, chunks int, m *lineMasks) {
 	lineMasksAVX2(&data[p], &data[pp], chunks, m)
+}
+
+//go:noescape
+func countPlainAVX2(p *byte, blocks int) (tokens, done int, last uint32)
+
+// countPlain counts the plain values in the whole 32-byte blocks from
+// data[p] (see countPlainAVX2); data[p-1] must be blank.
+func countPlain(data []byte, p int) (tokens, done int, last uint32) {
+	if p+32 > len(data) {
+		return 0, 0, 0
+	}
+	return countPlainAVX2(&data[p], (len(data)-p)/32)
 }

@@ -73,3 +73,90 @@ loop:
 	JLT loop
 	VZEROUPPER
 	RET
+
+// func countPlainAVX2(p *byte, blocks int) (tokens, done int, last uint32)
+//
+// Counts the values in the 32-byte blocks at p, one block after the other,
+// while a block holds only printable ASCII that can be part of a plain
+// value, spaces and newlines (no control byte, no byte >= 0x7f, no '"',
+// '#', '\'', ';' or '_'): tokens is the number of value starts (a
+// non-blank byte at p or after a blank), done the blocks counted, last 1
+// when the last counted byte is not blank (a value runs on past them). The
+// byte before p must be blank.
+TEXT ·countPlainAVX2(SB), NOSPLIT, $0-36
+	MOVQ p+0(FP), SI
+	MOVQ blocks+8(FP), CX
+
+	MOVQ $0x2020202020202020, AX
+	MOVQ AX, X8
+	VPBROADCASTQ X8, Y8 // ' '
+	MOVQ $0x0a0a0a0a0a0a0a0a, AX
+	MOVQ AX, X9
+	VPBROADCASTQ X9, Y9 // '\n'
+	MOVQ $0x7f7f7f7f7f7f7f7f, AX
+	MOVQ AX, X15
+	VPBROADCASTQ X15, Y15 // 0x7f
+	MOVQ $0x2222222222222222, AX
+	MOVQ AX, X10
+	VPBROADCASTQ X10, Y10 // '"'
+	MOVQ $0x2323232323232323, AX
+	MOVQ AX, X11
+	VPBROADCASTQ X11, Y11 // '#'
+	MOVQ $0x2727272727272727, AX
+	MOVQ AX, X12
+	VPBROADCASTQ X12, Y12 // '\''
+	MOVQ $0x3b3b3b3b3b3b3b3b, AX
+	MOVQ AX, X13
+	VPBROADCASTQ X13, Y13 // ';'
+	MOVQ $0x5f5f5f5f5f5f5f5f, AX
+	MOVQ AX, X14
+	VPBROADCASTQ X14, Y14 // '_'
+
+	XORQ AX, AX // tokens
+	XORQ BX, BX // blocks done
+	XORL R9, R9 // the previous byte is not blank
+
+cloop:
+	CMPQ BX, CX
+	JGE cdone
+	VMOVDQU (SI), Y0
+	VPCMPEQB Y0, Y8, Y1 // ' '
+	VPCMPEQB Y0, Y9, Y2 // '\n'
+	VPCMPGTB Y0, Y8, Y3 // 0x20 > byte, signed: controls (with '\n') and bytes >= 0x80
+	VPXOR Y2, Y3, Y3    // without '\n' (a '\n' is in both)
+	VPCMPEQB Y0, Y15, Y4
+	VPOR Y3, Y4, Y3
+	VPCMPEQB Y0, Y10, Y4
+	VPOR Y3, Y4, Y3
+	VPCMPEQB Y0, Y11, Y4
+	VPOR Y3, Y4, Y3
+	VPCMPEQB Y0, Y12, Y4
+	VPOR Y3, Y4, Y3
+	VPCMPEQB Y0, Y13, Y4
+	VPOR Y3, Y4, Y3
+	VPCMPEQB Y0, Y14, Y4
+	VPOR Y3, Y4, Y3
+	VPTEST Y3, Y3
+	JNZ cdone
+	VPOR Y1, Y2, Y1
+	VPMOVMSKB Y1, DX // blanks
+	NOTL DX          // not blank
+	MOVL DX, R10
+	SHLL $1, R10
+	ORL R9, R10
+	NOTL R10
+	ANDL DX, R10     // value starts
+	POPCNTL R10, R10
+	ADDQ R10, AX
+	MOVL DX, R9
+	SHRL $31, R9
+	ADDQ $32, SI
+	INCQ BX
+	JMP cloop
+
+cdone:
+	VZEROUPPER
+	MOVQ AX, tokens+16(FP)
+	MOVQ BX, done+24(FP)
+	MOVL R9, last+32(FP)
+	RET

@@ -9,3 +9,7 @@ const haveLineMasks = false
 func lineMasksAt(data []byte, p, pp, chunks int, m *lineMasks) {
 	panic("mmcif: lineMasksAt without AVX2")
 }
+
+func countPlain(data []byte, p int) (tokens, done int, last uint32) {
+	panic("mmcif: countPlain without AVX2")
+}

@@ -265,6 +265,8 @@ func scanLoopValues(l *lexer, k tokKind, sp span, ncol int, atoms bool, t *table
 	data := l.data
 	n := len(data)
 	col, count := 0, 0
+	// values that are only counted are counted 32 bytes at a time
+	blocks := !atoms && t == nil && !b.noFast && haveLineMasks
 	for k == tValue || k == tQuoted || k == tText {
 		// the token in hand (from the full lexer)
 		v := val{sp.s, sp.e, k != tValue}
@@ -298,6 +300,23 @@ func scanLoopValues(l *lexer, k tokKind, sp span, ncol int, atoms bool, t *table
 						break
 					}
 					count += rows * ncol
+					for q < n && wsTab[data[q]] {
+						q++
+					}
+					p = q
+				}
+			}
+			if blocks && p+32 <= n {
+				if tokens, done, last := countPlain(data, p); done > 0 {
+					q := p + 32*done
+					if last != 0 { // the last value runs on: leave it to the byte loop
+						for !wsTab[data[q-1]] {
+							q--
+						}
+						tokens--
+					}
+					count += tokens
+					b.blockValues += tokens
 					for q < n && wsTab[data[q]] {
 						q++
 					}

@@ -235,3 +235,33 @@ func runEnd(ns *[2]uint64, o int32) int32 {
 	}
 	return o + r
 }
+
+// countPlainGo is countPlain in plain Go (the reference its tests check).
+func countPlainGo(data []byte, p int) (tokens, done int, last uint32) {
+	prevBlank := true
+	for ; p+32 <= len(data); p += 32 {
+		for _, c := range data[p : p+32] {
+			if c != ' ' && c != '\n' && !plain[c] {
+				return tokens, done, last
+			}
+		}
+		for _, c := range data[p : p+32] {
+			blank := c == ' ' || c == '\n'
+			if !blank && prevBlank {
+				tokens++
+			}
+			prevBlank = blank
+		}
+		done++
+		last = uint32(b2u(!prevBlank))
+	}
+	return tokens, done, last
+}
+
+// b2u is 1 for true, 0 for false.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -41,6 +41,62 @@ func TestLineMasksMatchGo(t *testing.T) {
 	}
 }
 
+// TestCountPlainMatchesGo checks the assembly value counter against the
+// plain Go one on random text of every kind of byte.
+func TestCountPlainMatchesGo(t *testing.T) {
+	if !haveLineMasks {
+		t.Skip("no AVX2 value counter on this machine")
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	common := []byte("  \n\n.-0123456789ACGNOS?")
+	rare := []byte("_'\"#;\t\r\x00\x1f\x7f\x80\xff~!")
+	blocksSeen := 0
+	for i := range 20000 {
+		buf := make([]byte, r.IntN(400))
+		for j := range buf {
+			if r.IntN(500) == 0 {
+				buf[j] = rare[r.IntN(len(rare))]
+			} else {
+				buf[j] = common[r.IntN(len(common))]
+			}
+		}
+		asmT, asmD, asmL := countPlain(buf, 0)
+		goT, goD, goL := countPlainGo(buf, 0)
+		if asmT != goT || asmD != goD || asmL != goL {
+			t.Fatalf("case %d: assembly (%d, %d, %d), Go (%d, %d, %d)", i, asmT, asmD, asmL, goT, goD, goL)
+		}
+		blocksSeen += goD
+	}
+	if blocksSeen < 10000 {
+		t.Fatalf("only %d clean blocks in the random cases", blocksSeen)
+	}
+}
+
+// TestBlockCountingUsed requires most values of the loops that are only
+// counted in the AFDB files to be counted 32 bytes at a time.
+func TestBlockCountingUsed(t *testing.T) {
+	if !haveLineMasks {
+		t.Skip("no AVX2 value counter on this machine")
+	}
+	for _, p := range testcorpus.Files(t, "afdb")[:5] {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := getBuilder(data)
+		b.blockValues = 0
+		if _, err := parse(data, b); err != nil {
+			t.Fatal(err)
+		}
+		got := b.blockValues
+		b.release()
+		// the values of the _pdbx_poly_seq_scheme loop alone: 10 per residue
+		if min := 10 * bytes.Count(data, []byte("\nA ")) / 2; got < min {
+			t.Errorf("%s: %d values counted in blocks, want at least %d", filepath.Base(p), got, min)
+		}
+	}
+}
+
 // templateHits reads data with the fast paths on and returns the rows the
 // template read.
 func templateHits(t *testing.T, data []byte) int {
@@ -78,10 +134,10 @@ func TestTemplateReadsAlignedFiles(t *testing.T) {
 	}
 }
 
-// TestTemplateEditsMatchGeneral edits _atom_site rows of aligned files in
-// place (same length: the edits the template must notice by itself) and
-// requires the fast paths to read every edited file exactly as the general
-// tokenizer does.
+// TestTemplateEditsMatchGeneral edits _atom_site rows and the loops before
+// them in place (same length: the edits the template and the block counter
+// must notice by themselves) and requires the fast paths to read every
+// edited file exactly as the general tokenizer does.
 func TestTemplateEditsMatchGeneral(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	single := []byte(" _'\"#;\t\r\x00\x80\xffle.-+?09AZ$[]")
@@ -100,10 +156,14 @@ func TestTemplateEditsMatchGeneral(t *testing.T) {
 		if first < 0 || last <= first {
 			continue
 		}
-		for k := range 40 {
+		loops := bytes.Index(data, []byte("\nloop_")) // the loops before _atom_site: counted in blocks
+		for k := range 60 {
 			m := bytes.Clone(data)
 			for range 1 + r.IntN(3) {
 				pos := first + 1 + r.IntN(last-first)
+				if loops >= 0 && loops < first && r.IntN(2) == 0 {
+					pos = loops + 1 + r.IntN(first-loops)
+				}
 				if r.IntN(3) == 0 {
 					w := words[r.IntN(len(words))]
 					if pos+len(w) < len(m) {
