@@ -128,6 +128,39 @@ func (g *contactGrid) find(pts []geom.Vec3, res []int32, cutoff float64, minSep 
 	return g.sortPairs(n)
 }
 
+// chain returns the pairs of pool points i < j with minSep <= res[j]-res[i]
+// < maxSep and distance <= cutoff (finite and positive), as i<<32 | j in
+// (i, j) row-major order: the pairs near in the chain, without a grid. res
+// must be ascending. A non-finite point never pairs: its squared distances
+// are NaN or +Inf.
+func (g *contactGrid) chain(pts []geom.Vec3, res []int32, cutoff float64, minSep, maxSep int32) []uint64 {
+	t2 := sqrtBound(cutoff)
+	np := 0
+	out := g.pairs[:0]
+	for i := range pts {
+		j := i + 1
+		for j < len(pts) && res[j]-res[i] < minSep {
+			j++
+		}
+		e := j
+		for e < len(pts) && res[e]-res[i] < maxSep {
+			e++
+		}
+		out = slices.Grow(out[:np], e-j)
+		out = out[:cap(out)]
+		p := &pts[i]
+		for _, q := range pts[j:e] {
+			dx, dy, dz := p[0]-q[0], p[1]-q[1], p[2]-q[2]
+			d2 := float64(dx*dx) + float64(dy*dy) + float64(dz*dz)
+			out[np] = uint64(i)<<32 | uint64(j)
+			np += b2i(d2 <= t2)
+			j++
+		}
+	}
+	g.pairs = out[:np]
+	return g.pairs
+}
+
 // sqrtBound returns the largest t with math.Sqrt(t) <= c: as sqrt is
 // correctly rounded, hence monotone, math.Sqrt(d2) <= c exactly when
 // d2 <= sqrtBound(c).

@@ -79,6 +79,20 @@ func TestContactGridMatchesBrute(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("%s n=%d: grid found %d pairs, brute force %d (or in another order)", tt.name, n, len(got), len(want))
 			}
+			for _, maxSep := range []int32{7, 12, 24} {
+				var chain, near []pair
+				for _, ij := range g.chain(pts, res, 8.0, 6, maxSep) {
+					chain = append(chain, pair{int32(ij >> 32), int32(uint32(ij))})
+				}
+				for _, p := range want {
+					if res[p.j]-res[p.i] < maxSep {
+						near = append(near, p)
+					}
+				}
+				if !slices.Equal(chain, near) {
+					t.Errorf("%s n=%d: chain(maxSep %d) found %d pairs, brute force %d (or in another order)", tt.name, n, maxSep, len(chain), len(near))
+				}
+			}
 			if tt.name == "dense" && n == 300 && len(want) == 0 {
 				t.Errorf("dense cloud has no contacts: test data too sparse")
 			}

@@ -141,20 +141,22 @@ func (g *Generator) Generate(p *Protein, entryID string) Doc {
 		total += run
 	}
 
-	// 2. Contact pool and contacts.
-	g.contacts(p)
-
-	// 3. Room.
+	// 2. Room (the reference finds the contacts first; finding them draws
+	// nothing, so the order does not matter).
 	available := o.ContextLength - (5 + n + total)
 	if available <= 0 {
 		return Doc{Filtered: FilteredNoRoom}
 	}
 
-	// 4. Counts.
-	var counts [3]int
-	for k := range counts {
+	// 3. Counts, and the contacts of the kinds that are drawn from.
+	var want, counts [3]int
+	for k := range want {
 		f := max(0, r.Uniform(o.FracMin, o.FracMax))
-		counts[k] = min(int(float64(available)*f)/3, len(g.lists[k]))
+		want[k] = int(float64(available)*f) / 3
+	}
+	g.contacts(p, want)
+	for k := range counts {
+		counts[k] = min(want[k], len(g.lists[k]))
 	}
 	nDistance := floorDiv(available-3*(counts[0]+counts[1]+counts[2]), 6)
 
@@ -238,10 +240,19 @@ func (g *Generator) plddtToken(v float64) string {
 	return g.plddtTokens[i]
 }
 
-// contacts fills g.lists with the long, medium and short contacts of the
-// pool, each in (i, j) row-major order.
-func (g *Generator) contacts(p *Protein) {
+// contacts fills g.lists[k], for each kind k with want[k] > 0, with the
+// kind's contacts of the pool in (i, j) row-major order. The other lists
+// stay empty: no statement is drawn from them, so they need not be found.
+// Without long-range contacts to find, only residues near in the chain can
+// pair, and they are found without a grid.
+func (g *Generator) contacts(p *Protein, want [3]int) {
 	o := &g.opts
+	for k := range g.lists {
+		g.lists[k] = g.lists[k][:0]
+	}
+	if want == [3]int{} {
+		return
+	}
 	g.poolRes, g.poolPts = g.poolRes[:0], g.poolPts[:0]
 	for i, rep := range p.Rep {
 		if rep >= 0 && p.PLDDT[i] >= o.ResiduePLDDTMin {
@@ -249,11 +260,18 @@ func (g *Generator) contacts(p *Protein) {
 			g.poolPts = append(g.poolPts, p.AtomPos[rep])
 		}
 	}
-	for k := range g.lists {
-		g.lists[k] = g.lists[k][:0]
-	}
 	pool := g.poolRes
-	for _, ij := range g.grid.find(g.poolPts, pool, o.ContactCutoff, int32(o.MinSeparation)) {
+	minSep, maxSep := int32(o.MinSeparation), int32(o.LongRange)
+	if want[kindMedium] == 0 {
+		maxSep = min(maxSep, int32(o.MediumRange))
+	}
+	var pairs []uint64
+	if want[kindLong] == 0 && o.ContactCutoff > 0 && !math.IsInf(o.ContactCutoff, 1) && maxSep-minSep <= maxChainWindow {
+		pairs = g.grid.chain(g.poolPts, pool, o.ContactCutoff, minSep, maxSep)
+	} else {
+		pairs = g.grid.find(g.poolPts, pool, o.ContactCutoff, minSep)
+	}
+	for _, ij := range pairs {
 		i, j := pool[ij>>32], pool[uint32(ij)]
 		kind := kindShort
 		switch sep := int(j - i); {
@@ -262,9 +280,15 @@ func (g *Generator) contacts(p *Protein) {
 		case sep >= o.MediumRange:
 			kind = kindMedium
 		}
-		g.lists[kind] = append(g.lists[kind], stmt{i: i, j: j, kind: kind})
+		if want[kind] > 0 {
+			g.lists[kind] = append(g.lists[kind], stmt{i: i, j: j, kind: kind})
+		}
 	}
 }
+
+// maxChainWindow bounds the residue separations that contacts finds
+// without a grid.
+const maxChainWindow = 64
 
 // distances appends up to nDistance distance statements (step 6).
 func (g *Generator) distances(p *Protein, r *pyrandom.Rand, nDistance int) {
