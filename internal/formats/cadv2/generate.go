@@ -338,7 +338,10 @@ func (g *Generator) distances(p *Protein, r *pyrandom.Rand, nDistance int) {
 			q = d / w
 		}
 		bin := min(max(ceilInt(q), 1), o.DistanceBins)
-		out[k] = stmt{i: i, j: j, kind: kindDistance, ai: p.AtomName[ai], aj: p.AtomName[aj], bin: uint16(bin)}
+		// field by field: a struct literal is built on the stack with
+		// narrow stores and copied with a wide load, which stalls
+		st := &out[k]
+		st.i, st.j, st.kind, st.ai, st.aj, st.bin = i, j, kindDistance, p.AtomName[ai], p.AtomName[aj], uint16(bin)
 		k++
 	}
 	g.stmts = out[:k]
