@@ -105,16 +105,30 @@ func (r *Rand) initGenrand(s uint32) {
 	r.mti = n
 }
 
-func (r *Rand) initByArray(key []uint32) {
+// genrand19650218 is the state init_genrand(19650218) leaves, where every
+// init_by_array starts.
+var genrand19650218 = func() [n]uint32 {
+	var r Rand
 	r.initGenrand(19650218)
+	return r.mt
+}()
+
+// initByArray is init_by_array. Each word depends on the one before, which
+// is kept in a register (prev) rather than reloaded from mt.
+func (r *Rand) initByArray(key []uint32) {
+	mt := &r.mt
+	*mt = genrand19650218
+	r.mti = n
+	prev := mt[0]
 	i, j := 1, 0
 	k := max(n, len(key))
 	for ; k > 0; k-- {
-		r.mt[i] = (r.mt[i] ^ ((r.mt[i-1] ^ (r.mt[i-1] >> 30)) * 1664525)) + key[j] + uint32(j)
+		prev = (mt[i] ^ ((prev ^ (prev >> 30)) * 1664525)) + key[j] + uint32(j)
+		mt[i] = prev
 		i++
 		j++
 		if i >= n {
-			r.mt[0] = r.mt[n-1]
+			mt[0] = prev
 			i = 1
 		}
 		if j >= len(key) {
@@ -122,16 +136,18 @@ func (r *Rand) initByArray(key []uint32) {
 		}
 	}
 	for k = n - 1; k > 0; k-- {
-		r.mt[i] = (r.mt[i] ^ ((r.mt[i-1] ^ (r.mt[i-1] >> 30)) * 1566083941)) - uint32(i)
+		prev = (mt[i] ^ ((prev ^ (prev >> 30)) * 1566083941)) - uint32(i)
+		mt[i] = prev
 		i++
 		if i >= n {
-			r.mt[0] = r.mt[n-1]
+			mt[0] = prev
 			i = 1
 		}
 	}
-	r.mt[0] = 0x80000000
+	mt[0] = 0x80000000
 	r.hasGauss = false
 }
+
 
 // generateGo is genrand_uint32's block generation, followed by the
 // tempering of the whole block into r.out (generate in builds without cgo;
