@@ -23,6 +23,7 @@ var aminoAcids = [...]string{"ALA", "ARG", "ASN", "ASP", "CYS", "GLN", "GLU", "G
 
 const (
 	unk    = uint8(len(aminoAcids)) // residue code of UNK
+	noAtom = uint8(len(atomVocab))  // a contact's atoms (an empty token)
 	glyIdx = 7
 	atomCA = 1
 	atomCB = 2

@@ -26,7 +26,8 @@ const (
 )
 
 // stmt is one statement: a contact (i, j) or a distance between atoms ai of
-// residue i and aj of residue j in distance bin bin (1-based).
+// residue i and aj of residue j in distance bin bin (1-based). A contact has
+// atoms noAtom and bin 0, whose tokens are empty.
 type stmt struct {
 	i, j   int32
 	kind   uint8
@@ -51,7 +52,7 @@ type Generator struct {
 	opts        Options
 	plddtTokens []string
 	distTokens  []string
-	distW       []wtok // distTokens as words (serialize.go)
+	distW       []wtok // "" then distTokens, as words (serialize.go)
 
 	buf      []byte
 	poolRes  []int32
@@ -92,7 +93,7 @@ func NewGenerator(opts Options) *Generator {
 	for b := 1; b <= opts.DistanceBins; b++ {
 		g.distTokens = append(g.distTokens, " <d"+strconv.FormatFloat(float64(b)*opts.DistanceBinWidth, 'f', 1, 64)+">")
 	}
-	g.distW = wtoks(g.distTokens)
+	g.distW = wtoks(append([]string{""}, g.distTokens...)) // bin 0: none
 	return g
 }
 
@@ -281,7 +282,7 @@ func (g *Generator) contacts(p *Protein, want [3]int) {
 			kind = kindMedium
 		}
 		if want[kind] > 0 {
-			g.lists[kind] = append(g.lists[kind], stmt{i: i, j: j, kind: kind})
+			g.lists[kind] = append(g.lists[kind], stmt{i: i, j: j, kind: kind, ai: noAtom, aj: noAtom})
 		}
 	}
 }

@@ -67,7 +67,7 @@ func wtoks(ss []string) []wtok {
 
 var (
 	residueW = wtoks(residueTokens[:])
-	atomW    = wtoks(atomTokens[:])
+	atomW    = wtoks(append(atomTokens[:], "")) // noAtom: empty
 	headW    = wtoks(kindHead[:])
 	thinkW   = newWtok(" <think>")
 )
@@ -147,11 +147,10 @@ func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bo
 		b = appendW(b, &headW[s.kind])
 		b = g.appendPos(b, s.i)
 		b = g.appendPos(b, s.j)
-		if s.kind == kindDistance {
-			b = appendW(b, &atomW[s.ai])
-			b = appendW(b, &atomW[s.aj])
-			b = appendW(b, &g.distW[s.bin-1])
-		}
+		// empty for contacts: no branch on the kind
+		b = appendW(b, &atomW[s.ai])
+		b = appendW(b, &atomW[s.aj])
+		b = appendW(b, &g.distW[s.bin])
 		tokens += kindTokens[s.kind]
 	}
 	ns := len(g.order)
