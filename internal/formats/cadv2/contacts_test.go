@@ -126,11 +126,11 @@ func TestSortRankedIsStableDescending(t *testing.T) {
 				ranks[i] = -2 - float64(r.IntN(64))*0x1p-49
 			}
 		}
-		v := make([]ranked, n)
-		for i := range v {
-			v[i] = ranked{key: rankKey(ranks[i]), idx: int32(i)}
+		keys := make([]uint64, n)
+		for i := range keys {
+			keys[i] = rankKey(ranks[i])
 		}
-		got := sortRanked(v, make([]ranked, n))
+		got := sortRanked(keys, make([]uint64, n), make([]uint64, n))
 		want := make([]int32, n)
 		for i := range want {
 			want[i] = int32(i)
@@ -145,8 +145,8 @@ func TestSortRankedIsStableDescending(t *testing.T) {
 			return 0
 		})
 		for i := range want {
-			if got[i].idx != want[i] {
-				t.Fatalf("n=%d: position %d holds %d, want %d", n, i, got[i].idx, want[i])
+			if int32(uint32(got[i])) != want[i] {
+				t.Fatalf("n=%d: position %d holds %d, want %d", n, i, uint32(got[i]), want[i])
 			}
 		}
 	}

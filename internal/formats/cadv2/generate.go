@@ -60,8 +60,9 @@ type Generator struct {
 	lists    [3][]stmt
 	stmts    []stmt
 	ranks    []float64
-	order    []ranked
-	sortTmp  []ranked
+	keys     []uint64 // rankKey of each rank
+	order    []uint64 // statement indices by descending rank (low 32 bits)
+	sortTmp  []uint64
 	indices  []int32
 	slots    []int32
 	runs     []int
@@ -182,12 +183,13 @@ func (g *Generator) Generate(p *Protein, entryID string) Doc {
 	r.FillGauss(g.ranks[:nContacts], o.ContactRankMean, o.ContactRankStd)
 	r.FillGauss(g.ranks[nContacts:], o.DistanceRankMean, o.DistanceRankStd)
 	// A stable sort by -rank.
-	g.order = slices.Grow(g.order[:0], ns)[:ns]
-	for i := range g.order {
-		g.order[i] = ranked{key: rankKey(g.ranks[i]), idx: int32(i)}
+	g.keys = slices.Grow(g.keys[:0], ns)[:ns]
+	for i, rk := range g.ranks {
+		g.keys[i] = rankKey(rk)
 	}
-	g.sortTmp = slices.Grow(g.sortTmp[:0], ns)[:ns]
-	g.order = sortRanked(g.order, g.sortTmp)
+	g.order = slices.Grow(g.order[:0], ns)
+	g.sortTmp = slices.Grow(g.sortTmp[:0], ns)
+	g.order = sortRanked(g.keys, g.order[:ns], g.sortTmp[:ns])
 
 	// 8. pLDDT token placement.
 	plddt := g.plddtToken(p.GlobalPLDDT)

@@ -2,12 +2,6 @@ package cadv2
 
 import "math"
 
-// ranked is a statement's index and its rank.
-type ranked struct {
-	key uint64 // ascending key = descending rank
-	idx int32
-}
-
 // rankKey maps a rank to a uint64 whose ascending order is the rank's
 // descending order (-0 and +0 map alike, as they compare equal).
 func rankKey(r float64) uint64 {
@@ -23,28 +17,32 @@ func rankKey(r float64) uint64 {
 	return ^b
 }
 
-// sortRanked stably sorts v by key, using tmp as scratch, and returns the
-// sorted slice (v or tmp): an LSD radix sort of the keys' top 32 bits (four
-// 8-bit digits, histograms counted in one pass, passes over a constant
-// digit skipped), then an insertion sort, which only moves keys whose top
-// 32 bits tie (rare for gauss ranks).
-func sortRanked(v, tmp []ranked) []ranked {
-	tmp = tmp[:len(v)]
-	if len(v) < 2 {
-		return v
-	}
+// sortRanked returns the indices of keys in ascending key order, stably
+// (equal keys in index order), in the low 32 bits of the elements of the
+// returned slice (v or tmp, each of len(keys), the scratch space). It is an
+// LSD radix sort of the keys' top 32 bits, which it moves with the index in
+// one word (four 8-bit digits, histograms counted in one pass, passes over
+// a constant digit skipped), then an insertion sort on the whole keys,
+// which only moves indices whose keys' top 32 bits tie (rare for gauss
+// ranks).
+func sortRanked(keys, v, tmp []uint64) []uint64 {
+	v, tmp = v[:len(keys)], tmp[:len(keys)]
 	var count [4][256]int32
-	for _, x := range v {
-		h := uint32(x.key >> 32)
+	for i, k := range keys {
+		h := k >> 32
+		v[i] = h<<32 | uint64(i)
 		count[0][byte(h)]++
 		count[1][byte(h>>8)]++
 		count[2][byte(h>>16)]++
 		count[3][byte(h>>24)]++
 	}
+	if len(v) < 2 {
+		return v
+	}
 	for d := range count {
 		shift := 32 + 8*uint(d)
 		c := &count[d]
-		if int(c[byte(v[0].key>>shift)]) == len(v) {
+		if int(c[byte(v[0]>>shift)]) == len(v) {
 			continue // every key has this digit: the pass would not move anything
 		}
 		sum := int32(0)
@@ -53,16 +51,18 @@ func sortRanked(v, tmp []ranked) []ranked {
 			sum += n
 		}
 		for _, x := range v {
-			k := byte(x.key >> shift)
+			k := byte(x >> shift)
 			tmp[c[k]] = x
 			c[k]++
 		}
 		v, tmp = tmp, v
 	}
 	for i := 1; i < len(v); i++ {
-		if x := v[i]; x.key < v[i-1].key {
+		x := v[i]
+		less := func(y uint64) bool { return y>>32 == x>>32 && keys[uint32(x)] < keys[uint32(y)] }
+		if less(v[i-1]) {
 			j := i
-			for j > 0 && v[j-1].key > x.key {
+			for j > 0 && less(v[j-1]) {
 				v[j] = v[j-1]
 				j--
 			}

@@ -143,7 +143,7 @@ func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bo
 			b = append(b, sp...)
 			tokens++
 		}
-		s := &g.stmts[o.idx]
+		s := &g.stmts[uint32(o)]
 		b = appendW(b, &headW[s.kind])
 		b = g.appendPos(b, s.i)
 		b = g.appendPos(b, s.j)
