@@ -148,7 +148,6 @@ func (r *Rand) initByArray(key []uint32) {
 	r.hasGauss = false
 }
 
-
 // generateGo is genrand_uint32's block generation, followed by the
 // tempering of the whole block into r.out (generate in builds without cgo;
 // with cgo, the reference generate is checked against).
