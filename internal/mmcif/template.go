@@ -32,17 +32,19 @@ const maxTplLen = 128
 const tplMaxMisses = 16
 
 // lineMasks holds, for up to 128 bytes of a line, one bit per byte (bit i
-// of word i/32) of: ns, not a space; chg, differs from the byte one line
+// of word i/64) of: ns, not a space; chg, differs from the byte one line
 // before; bad, a control byte or not ASCII; spec, a byte that cannot start
-// a plain value ('"', '#', '\”, ';', '_'); under, '_'.
+// a plain value ('"', '#', '\'', ';', '_'); under, '_'. The assembly writes
+// each 32-byte chunk's bits as the uint32 at byte offset 4*chunk of a
+// field, which on amd64 (little-endian) is the right half of the word.
 type lineMasks struct {
-	ns, chg, bad, spec, under [4]uint32
+	ns, chg, bad, spec, under [2]uint64
 }
 
 // lineMasksGo is lineMasksAt in plain Go (the reference its tests check).
 func lineMasksGo(data []byte, p, pp, chunks int, m *lineMasks) {
 	for i := 0; i < 32*chunks; i++ {
-		c, w, bit := data[p+i], i>>5, uint32(1)<<(i&31)
+		c, w, bit := data[p+i], i>>6, uint64(1)<<(i&63)
 		if c != ' ' {
 			m.ns[w] |= bit
 		}
@@ -62,9 +64,9 @@ func lineMasksGo(data []byte, p, pp, chunks int, m *lineMasks) {
 	}
 }
 
-// join returns the 128 bits of a mask as two words, cut to the content.
-func join(m *[4]uint32, content *[2]uint64) (uint64, uint64) {
-	return (uint64(m[0]) | uint64(m[1])<<32) & content[0], (uint64(m[2]) | uint64(m[3])<<32) & content[1]
+// join returns the two words of a mask cut to the content.
+func join(m *[2]uint64, content *[2]uint64) (uint64, uint64) {
+	return m[0] & content[0], m[1] & content[1]
 }
 
 // template is the layout of the last line read by a fast path.
