@@ -34,7 +34,7 @@ const tplMaxMisses = 16
 // lineMasks holds, for up to 128 bytes of a line, one bit per byte (bit i
 // of word i/64) of: ns, not a space; chg, differs from the byte one line
 // before; bad, a control byte or not ASCII; spec, a byte that cannot start
-// a plain value ('"', '#', '\”, ';', '_'); under, '_'. The assembly writes
+// a plain value (a quote, '#', ';' or '_'); under, '_'. The assembly writes
 // each 32-byte chunk's bits as the uint32 at byte offset 4*chunk of a
 // field, which on amd64 (little-endian) is the right half of the word.
 type lineMasks struct {
