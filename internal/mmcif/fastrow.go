@@ -29,6 +29,8 @@ type fastState struct {
 
 	tpl template // the row template (template.go)
 
+	nameCache, elemCache regionCache // names by template region (template.go)
+
 	// the last atom's name, element and altloc (for template rows)
 	lastName, lastElem string
 	lastAlt            byte

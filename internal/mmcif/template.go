@@ -1,6 +1,9 @@
 package mmcif
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The row template. In column-aligned files (AFDB, and PDB entries as the
 // wwPDB writes them) every _atom_site line has the same length and its
@@ -79,11 +82,12 @@ type template struct {
 	off      bool
 	hits     int // rows read through the template (never reset; tests read it)
 
-	content [2]uint64          // bits of the content bytes (all but the newline)
-	start   [2]uint64          // token-start bits
-	col     [maxFastCols]int32 // each column's offset in the line
-	region  [maxFastCols][2]uint64
-	keyMask [2]uint64 // the residue key columns' regions
+	content [2]uint64              // bits of the content bytes (all but the newline)
+	start   [2]uint64              // token-start bits
+	col     [maxFastCols]int32     // each column's offset in the line
+	region  [maxFastCols][2]uint64 // each column's token and the blanks after it
+	width   [maxFastCols]int32     // the bytes in region
+	keyMask [2]uint64              // the residue key columns' regions
 }
 
 func (t *template) reset() {
@@ -118,6 +122,7 @@ func (t *template) set(data []byte, p, q int, s []int32, keyCols *[5]int, nKey i
 			end = t.col[c+1]
 		}
 		t.region[c] = bitRange(t.col[c], end)
+		t.width[c] = end - t.col[c]
 	}
 	t.keyMask = [2]uint64{}
 	for _, c := range keyCols[:nKey] {
@@ -174,16 +179,19 @@ func (b *builder) templateRow(data []byte, p int) (end int, ok bool) {
 	t.hits++
 	chg0, chg1 := join(&m.chg, &t.content)
 	base := int32(p)
-	for k, c := range [...]int{f.occ, f.bf, f.x, f.y, f.z} {
+	for k, c := range [...]int{f.occ, f.bf} {
 		if t.changed(chg0, chg1, c) {
 			f.scanNumber(data, int(base+t.col[c]), int8(k))
 		}
 	}
+	for k, c := range [...]int{f.x, f.y, f.z} { // they change from row to row
+		f.scanNumber(data, int(base+t.col[c]), int8(2+k))
+	}
 	if c := f.name; t.changed(chg0, chg1, c) {
-		f.lastName = b.fastName(data, base+t.col[c], base+runEnd(&ns, t.col[c]))
+		f.lastName = b.regionName(data, base, &ns, c, &f.nameCache, false)
 	}
 	if c := f.elem; t.changed(chg0, chg1, c) {
-		f.lastElem = b.fastElem(data, base+t.col[c], base+runEnd(&ns, t.col[c]))
+		f.lastElem = b.regionName(data, base, &ns, c, &f.elemCache, true)
 	}
 	if c := f.alt; t.changed(chg0, chg1, c) {
 		f.lastAlt = 0
@@ -266,4 +274,42 @@ func b2u(b bool) uint8 {
 		return 1
 	}
 	return 0
+}
+
+// regionCache maps a column's region (its token and the blanks after it, at
+// most eight bytes, packed) to the interned name the token reads as.
+type regionCache struct {
+	key [256]uint64
+	val [256]string
+}
+
+// regionName returns fastName (upper == false) or fastElem of column c's
+// token on the template line at base, looked up by the column's region
+// when that fits a word: the region's bytes decide the token, so no token
+// end is needed.
+func (b *builder) regionName(data []byte, base int32, ns *[2]uint64, c int, rc *regionCache, upper bool) string {
+	t := &b.fast.tpl
+	s := base + t.col[c]
+	w := t.width[c]
+	var key uint64
+	var h uint64
+	cached := w <= 8 && int(s)+8 <= len(data)
+	if cached {
+		key = binary.LittleEndian.Uint64(data[s:]) & lenMask[w]
+		h = (key * 0x9E3779B97F4A7C15) >> 56
+		if rc.key[h] == key {
+			return rc.val[h]
+		}
+	}
+	e := base + runEnd(ns, t.col[c])
+	var name string
+	if upper {
+		name = b.fastElem(data, s, e)
+	} else {
+		name = b.fastName(data, s, e)
+	}
+	if cached {
+		rc.key[h], rc.val[h] = key, name
+	}
+	return name
 }
