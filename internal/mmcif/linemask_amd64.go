@@ -7,12 +7,12 @@ import "golang.org/x/sys/cpu"
 var haveLineMasks = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
 
 //go:noescape
-func lineMasksAVX2(cur, prev *byte, chunks int, m *lineMasks)
+func lineMasksAVX2(cur, prev *byte, pairs int, m *lineMasks)
 
-// lineMasksAt fills m for the chunks 32-byte blocks at data[p:] and
-// data[pp:]; the caller checks that they are in data.
-func lineMasksAt(data []byte, p, pp, chunks int, m *lineMasks) {
-	lineMasksAVX2(&data[p], &data[pp], chunks, m)
+// lineMasksAt fills m for the 64-byte blocks (words of m's fields) at
+// data[p:] and data[pp:]; the caller checks that they are in data.
+func lineMasksAt(data []byte, p, pp, words int, m *lineMasks) {
+	lineMasksAVX2(&data[p], &data[pp], words, m)
 }
 
 //go:noescape

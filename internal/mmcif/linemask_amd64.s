@@ -1,16 +1,17 @@
 #include "textflag.h"
 
-// func lineMasksAVX2(cur, prev *byte, chunks int, m *lineMasks)
+// func lineMasksAVX2(cur, prev *byte, pairs int, m *lineMasks)
 //
-// For each of chunks 32-byte blocks at cur (and prev), writes one bit per
-// byte into the uint32 at index chunk of each of m's five [4]uint32 fields:
+// For each of pairs 64-byte blocks at cur (and prev), writes one bit per
+// byte into the uint64 at index pair of each of m's five [2]uint64 fields:
 // ns (byte != ' '), chg (cur byte != prev byte), bad (byte < 0x20 or
 // >= 0x7f), spec (byte is '"', '#', '\'', ';' or '_') and under (byte is
-// '_').
+// '_'). Each word is stored whole, so that the Go code's loads of it are
+// forwarded from the store.
 TEXT ·lineMasksAVX2(SB), NOSPLIT, $0-32
 	MOVQ cur+0(FP), SI
 	MOVQ prev+8(FP), DI
-	MOVQ chunks+16(FP), CX
+	MOVQ pairs+16(FP), CX
 	MOVQ m+24(FP), DX
 
 	MOVQ $0x2020202020202020, AX
@@ -39,35 +40,68 @@ TEXT ·lineMasksAVX2(SB), NOSPLIT, $0-32
 
 loop:
 	VMOVDQU (SI), Y0
-	VMOVDQU (DI), Y1
+	VMOVDQU 32(SI), Y1
+	// ns
 	VPCMPEQB Y0, Y8, Y2
 	VPMOVMSKB Y2, AX
-	NOTL AX
-	MOVL AX, 0(DX)(R8*4)
-	VPCMPEQB Y0, Y1, Y3
-	VPMOVMSKB Y3, BX
-	NOTL BX
-	MOVL BX, 16(DX)(R8*4)
-	VPCMPGTB Y0, Y8, Y4 // 0x20 > byte, signed: controls and bytes >= 0x80
-	VPCMPEQB Y0, Y9, Y5
-	VPOR Y4, Y5, Y4
-	VPMOVMSKB Y4, R9
-	MOVL R9, 32(DX)(R8*4)
-	VPCMPEQB Y0, Y10, Y5
-	VPCMPEQB Y0, Y11, Y6
-	VPOR Y5, Y6, Y5
-	VPCMPEQB Y0, Y12, Y6
-	VPOR Y5, Y6, Y5
-	VPCMPEQB Y0, Y13, Y6
-	VPOR Y5, Y6, Y5
-	VPCMPEQB Y0, Y14, Y7
-	VPOR Y5, Y7, Y5
-	VPMOVMSKB Y5, R10
-	MOVL R10, 48(DX)(R8*4)
-	VPMOVMSKB Y7, R11
-	MOVL R11, 64(DX)(R8*4)
-	ADDQ $32, SI
-	ADDQ $32, DI
+	VPCMPEQB Y1, Y8, Y2
+	VPMOVMSKB Y2, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	NOTQ AX
+	MOVQ AX, 0(DX)(R8*8)
+	// chg
+	VPCMPEQB (DI), Y0, Y2
+	VPMOVMSKB Y2, AX
+	VPCMPEQB 32(DI), Y1, Y2
+	VPMOVMSKB Y2, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	NOTQ AX
+	MOVQ AX, 16(DX)(R8*8)
+	// bad: 0x20 > byte (signed: controls and bytes >= 0x80), or 0x7f
+	VPCMPGTB Y0, Y8, Y2
+	VPCMPEQB Y0, Y9, Y3
+	VPOR Y2, Y3, Y2
+	VPMOVMSKB Y2, AX
+	VPCMPGTB Y1, Y8, Y2
+	VPCMPEQB Y1, Y9, Y3
+	VPOR Y2, Y3, Y2
+	VPMOVMSKB Y2, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 32(DX)(R8*8)
+	// under, then spec
+	VPCMPEQB Y0, Y14, Y4
+	VPCMPEQB Y1, Y14, Y5
+	VPMOVMSKB Y4, AX
+	VPMOVMSKB Y5, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 64(DX)(R8*8)
+	VPCMPEQB Y0, Y10, Y2
+	VPOR Y4, Y2, Y4
+	VPCMPEQB Y0, Y11, Y2
+	VPOR Y4, Y2, Y4
+	VPCMPEQB Y0, Y12, Y2
+	VPOR Y4, Y2, Y4
+	VPCMPEQB Y0, Y13, Y2
+	VPOR Y4, Y2, Y4
+	VPCMPEQB Y1, Y10, Y2
+	VPOR Y5, Y2, Y5
+	VPCMPEQB Y1, Y11, Y2
+	VPOR Y5, Y2, Y5
+	VPCMPEQB Y1, Y12, Y2
+	VPOR Y5, Y2, Y5
+	VPCMPEQB Y1, Y13, Y2
+	VPOR Y5, Y2, Y5
+	VPMOVMSKB Y4, AX
+	VPMOVMSKB Y5, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 48(DX)(R8*8)
+	ADDQ $64, SI
+	ADDQ $64, DI
 	INCQ R8
 	CMPQ R8, CX
 	JLT loop

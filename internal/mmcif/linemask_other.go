@@ -6,7 +6,7 @@ package mmcif
 // amd64 (AVX2) has; other platforms read every line byte by byte.
 const haveLineMasks = false
 
-func lineMasksAt(data []byte, p, pp, chunks int, m *lineMasks) {
+func lineMasksAt(data []byte, p, pp, words int, m *lineMasks) {
 	panic("mmcif: lineMasksAt without AVX2")
 }
 

@@ -45,8 +45,8 @@ type lineMasks struct {
 }
 
 // lineMasksGo is lineMasksAt in plain Go (the reference its tests check).
-func lineMasksGo(data []byte, p, pp, chunks int, m *lineMasks) {
-	for i := 0; i < 32*chunks; i++ {
+func lineMasksGo(data []byte, p, pp, words int, m *lineMasks) {
+	for i := 0; i < 64*words; i++ {
 		c, w, bit := data[p+i], i>>6, uint64(1)<<(i&63)
 		if c != ' ' {
 			m.ns[w] |= bit
@@ -75,7 +75,7 @@ func join(m *[2]uint64, content *[2]uint64) (uint64, uint64) {
 // template is the layout of the last line read by a fast path.
 type template struct {
 	length   int // line length with the newline; 0: none
-	chunks   int // 32-byte blocks covering the content
+	words    int // 64-byte blocks (mask words) covering the content
 	ncol     int
 	prevLine int // offset of the line the template last matched (or was made from)
 	misses   int
@@ -108,7 +108,7 @@ func (t *template) set(data []byte, p, q int, s []int32, keyCols *[5]int, nKey i
 		t.off, t.length = true, 0
 		return
 	}
-	t.length, t.chunks, t.ncol, t.prevLine = l, (l-1+31)>>5, len(s), p
+	t.length, t.words, t.ncol, t.prevLine = l, (l-1+63)>>6, len(s), p
 	t.content = bitRange(0, int32(l-1))
 	t.start = [2]uint64{}
 	for c := range s {
@@ -152,11 +152,11 @@ func (b *builder) templateRow(data []byte, p int) (end int, ok bool) {
 	t := &f.tpl
 	l := t.length
 	nl := p + l - 1
-	if p+32*t.chunks > len(data) || nl >= len(data) || data[nl] != '\n' {
+	if p+64*t.words > len(data) || nl >= len(data) || data[nl] != '\n' {
 		return p, false
 	}
 	var m lineMasks
-	lineMasksAt(data, p, p-l, t.chunks, &m)
+	lineMasksAt(data, p, p-l, t.words, &m)
 	ns0, ns1 := join(&m.ns, &t.content)
 	bad0, bad1 := join(&m.bad, &t.content)
 	spec0, spec1 := join(&m.spec, &t.content)
