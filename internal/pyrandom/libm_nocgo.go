@@ -27,3 +27,7 @@ func gaussPairs(x, u, z []float64) {
 		z[2*i+1] = math.Sin(x[i]) * g
 	}
 }
+
+// gaussPairsApprox is gaussPairs: in this build the exact path is Go's
+// math already.
+func gaussPairsApprox(x, u, z []float64) { gaussPairs(x, u, z) }

@@ -1,6 +1,10 @@
 package cadv2
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // rankKey maps a rank to a uint64 whose ascending order is the rank's
 // descending order (-0 and +0 map alike, as they compare equal).
@@ -70,4 +74,69 @@ func sortRanked(keys, v, tmp []uint64) []uint64 {
 		}
 	}
 	return v
+}
+
+// rankedIx is a statement index with its exact rank (fixClusters).
+type rankedIx struct {
+	rank float64
+	ix   uint32
+}
+
+// fixClusters makes v, the statements in ascending order of the keys of
+// their approximate ranks (sortRanked), the order of their exact ranks:
+// descending, ties in index order.
+//
+// Each approximate rank is within E of the exact one, and delta >= 4E. If
+// two statements a and b are in the wrong order, say exact(a) >= exact(b)
+// (a first, or a tie with a the lower index) but b comes first, then
+// approx(b) >= approx(a) and approx(b) - approx(a) <= exact(b) - exact(a) +
+// 2E <= 2E < delta; every statement between them has an approximate rank in
+// between, so every gap from a to b is below delta: they are in one
+// cluster, a maximal run of neighbours whose approximate ranks differ by at
+// most delta. So clusters are already in their exact order with respect to
+// each other, and fixClusters only sorts each cluster of two or more by the
+// exact ranks (exact(i), computed only for their members). The high 32
+// bits of each fixed element are the top of its exact rank's key. tmp is
+// scratch space, returned for reuse; n is the number of clusters sorted.
+func fixClusters(v []uint64, approx []float64, delta float64, exact func(i int) float64, tmp []rankedIx) (_ []rankedIx, n int) {
+	for s := 0; s < len(v)-1; {
+		e := s + 1
+		prev := approx[uint32(v[s])]
+		for e < len(v) {
+			cur := approx[uint32(v[e])]
+			if !(prev-cur <= delta) {
+				break
+			}
+			prev = cur
+			e++
+		}
+		if e-s >= 2 {
+			tmp = sortExact(v[s:e], exact, tmp)
+			n++
+		}
+		s = e
+	}
+	return tmp, n
+}
+
+// sortExact sorts the cluster c by exact rank, descending, ties in index
+// order.
+func sortExact(c []uint64, exact func(i int) float64, tmp []rankedIx) []rankedIx {
+	tmp = tmp[:0]
+	for _, x := range c {
+		tmp = append(tmp, rankedIx{exact(int(uint32(x))), uint32(x)})
+	}
+	slices.SortFunc(tmp, func(a, b rankedIx) int {
+		switch {
+		case a.rank > b.rank:
+			return -1
+		case a.rank < b.rank:
+			return 1
+		}
+		return cmp.Compare(a.ix, b.ix)
+	})
+	for k, t := range tmp {
+		c[k] = rankKey(t.rank)>>32<<32 | uint64(t.ix)
+	}
+	return tmp
 }
