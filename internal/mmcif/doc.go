@@ -29,36 +29,43 @@
 // length and its tokens at the same offsets, and a row differs from the
 // one before it in a few tokens. After one row has been read byte by byte
 // its layout is the row template (template.go); each next line is then
-// classified 32 bytes at a time by an AVX2 routine (linemask_amd64.s: space
+// classified 64 bytes at a time by an AVX2 routine (linemask_amd64.s: space
 // or not, changed from the line before or not, control or non-ASCII, bytes
 // that cannot start a plain value, underscores) and, when it has the
 // template's length and token starts and nothing odd, is read at the known
-// offsets, converting only the tokens whose bytes changed. Reserved words
-// all hold '_' and are looked for only in lines that hold one. Without
-// AVX2 (or off amd64) every line goes byte by byte.
+// offsets: the coordinates are converted, every other value only when its
+// bytes changed, and names are looked up by their column's bytes (token
+// and padding, one word). Reserved words all hold '_' and are looked for
+// only in lines that hold one. The values of the loops that are only
+// counted are counted 64 bytes at a time too, while the bytes are plain
+// values and blanks. Without AVX2 (or off amd64) every line goes byte by
+// byte.
 //
 // Any other line goes through the general tokenizer. FuzzRead,
 // TestFastPathMatchesGeneral and TestTemplateEditsMatchGeneral check that
 // the fast paths read every input, edited files included, exactly as the
-// general tokenizer does, and TestLineMasksMatchGo checks the assembly
-// against plain Go. Builders (scratch slices, interned names) are pooled
-// between reads, and ReadInto reuses the caller's structure, so a
-// steady-state ReadInto allocates about one object; Read stays safe for
-// concurrent use.
+// general tokenizer does, and TestLineMasksMatchGo and
+// TestCountPlainMatchesGo check the assembly against plain Go. Builders
+// (scratch slices, interned names) are pooled between reads, and ReadInto
+// reuses the caller's structure, so a steady-state ReadInto allocates
+// about one object; Read stays safe for concurrent use.
 //
-// Measured on the AFDB corpus files and rejected (BenchmarkReadAFDB -cpu 1,
-// interleaved runs, AMD EPYC): the byte-at-a-time token and space loops
-// predict well, and every word-at-a-time (SWAR) replacement tried in pure
-// Go was slower: 8-byte space skip and token end search, 23.5 -> 38 ms; the
-// whole line classified into a non-space bit mask and tokens read off its
+// Measured on the AFDB corpus files and rejected (BenchmarkReadAFDB and
+// BenchmarkReadIntoAFDB -cpu 1, interleaved runs, AMD EPYC): the
+// byte-at-a-time token and space loops predict well, and every
+// word-at-a-time (SWAR) replacement tried in pure Go was slower: 8-byte
+// space skip and token end search, 23.5 -> 38 ms; the whole line
+// classified into a non-space bit mask and tokens read off its
 // transitions, 23 -> 25.5 ms; only the trailing columns no field reads
-// checked that way, 23.6 -> 26.6 ms; short decimals converted with the
-// 8-digit multiply trick, 23.4 -> 27.3 ms (and again on template rows, with
-// the token's end known and no branch on the sign: 13.7 -> 14.7 ms); the
-// row template with the line classified in SWAR words, 23.5 -> 25 ms; the
-// same for the loops whose values are only counted (short lines: the
-// classifier call costs what the byte loop does), 14.0 -> 14.5 ms. The
-// AVX2 template: ReadIntoAFDB 20.3 -> 13.0 ms.
+// checked that way, 23.6 -> 26.6 ms; the row template with the line
+// classified in SWAR words, 23.5 -> 25 ms. Decimal conversion beats every
+// alternative measured: the 8-digit multiply trick, 23.4 -> 27.3 ms; the
+// same on template rows with the token's end known and no branch on the
+// sign, 13.7 -> 14.7 ms; the three coordinates of a row at once in AVX2,
+// 12.8 -> 13.7 ms; a loop-free [-]D.DDD form, 5.7 -> 6.6 ns per number.
+// The counted loops' short lines through a template: 14.0 -> 14.5 ms.
+// Kept: the AVX2 template, 20.3 -> 13.0 ms; then whole-word mask stores
+// (store forwarding), names by region, block counting: 13.0 -> 11.2 ms.
 //
 // # Structure, as gemmi 0.5.7 builds it
 //
