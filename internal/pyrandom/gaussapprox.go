@@ -47,6 +47,12 @@ type GaussDraws struct {
 // draws for Exact; it is overwritten by its next use. It allocates only when
 // d's or r's scratch space grows.
 func (r *Rand) FillGaussApprox(dst []float64, mu, sigma float64, d *GaussDraws) {
+	r.fillGauss(dst, mu, sigma, d, true)
+}
+
+// fillGauss is FillGauss (approx false) and FillGaussApprox (approx true),
+// keeping the draws in d.
+func (r *Rand) fillGauss(dst []float64, mu, sigma float64, d *GaussDraws, approx bool) {
 	d.mu, d.sigma, d.head = mu, sigma, 0
 	i := 0
 	if r.hasGauss && len(dst) > 0 {
@@ -71,7 +77,11 @@ func (r *Rand) FillGaussApprox(dst []float64, mu, sigma float64, d *GaussDraws) 
 		xs[p] = r.Random() * (2 * math.Pi)
 		us[p] = 1.0 - r.Random()
 	}
-	gaussPairsApprox(xs, us, zs)
+	if approx {
+		gaussPairsApprox(xs, us, zs)
+	} else {
+		gaussPairs(xs, us, zs)
+	}
 	for p := range pairs {
 		dst[i] = mu + float64(zs[2*p]*sigma)
 		i++
@@ -79,9 +89,12 @@ func (r *Rand) FillGaussApprox(dst []float64, mu, sigma float64, d *GaussDraws) 
 			dst[i] = mu + float64(zs[2*p+1]*sigma)
 			i++
 		} else {
-			// the cached value must be exact: recompute the pair
-			gaussPairs(xs[p:p+1], us[p:p+1], d.z[:])
-			r.gaussNext, r.hasGauss = d.z[1], true
+			z := zs[2*p+1]
+			if approx { // the cached value must be exact: recompute the pair
+				gaussPairs(xs[p:p+1], us[p:p+1], d.z[:])
+				z = d.z[1]
+			}
+			r.gaussNext, r.hasGauss = z, true
 		}
 	}
 }

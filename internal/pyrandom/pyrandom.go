@@ -34,9 +34,10 @@ type Rand struct {
 	mti       int
 	gaussNext float64
 	hasGauss  bool
-	scratch   []float64 // FillGauss's batch buffers
-	pool      []int32   // SampleIndices's pool
-	chosen    []uint64  // SampleIndices's chosen set
+	scratch   []float64  // FillGauss's batch buffers
+	draws     GaussDraws // FillGauss's draws
+	pool      []int32    // SampleIndices's pool
+	chosen    []uint64   // SampleIndices's chosen set
 }
 
 // New returns the generator of random.Random(seed) for a non-negative int.
@@ -337,35 +338,7 @@ func (r *Rand) Gauss(mu, sigma float64) float64 {
 // pair's unused second value is cached), computing the transcendental
 // functions in one batch. It allocates only when its scratch space grows.
 func (r *Rand) FillGauss(dst []float64, mu, sigma float64) {
-	i := 0
-	if r.hasGauss && len(dst) > 0 {
-		r.hasGauss = false
-		dst[0] = mu + float64(r.gaussNext*sigma)
-		i = 1
-	}
-	pairs := (len(dst) - i + 1) / 2
-	if pairs == 0 {
-		return
-	}
-	if cap(r.scratch) < 4*pairs {
-		r.scratch = make([]float64, 4*pairs)
-	}
-	xs, us, zs := r.scratch[:pairs], r.scratch[pairs:2*pairs], r.scratch[2*pairs:4*pairs]
-	for p := range pairs {
-		xs[p] = r.Random() * (2 * math.Pi)
-		us[p] = 1.0 - r.Random()
-	}
-	gaussPairs(xs, us, zs)
-	for p := range pairs {
-		dst[i] = mu + float64(zs[2*p]*sigma)
-		i++
-		if i < len(dst) {
-			dst[i] = mu + float64(zs[2*p+1]*sigma)
-			i++
-		} else {
-			r.gaussNext, r.hasGauss = zs[2*p+1], true
-		}
-	}
+	r.fillGauss(dst, mu, sigma, &r.draws, false)
 }
 
 // Choice returns random.choice(s).

@@ -85,7 +85,8 @@ type Generator struct {
 // rankDelta returns fixClusters's delta for o's ranks: 4 times the bound
 // on the approximation's error, at least 1e-9 (about 10^4 times that bound
 // for the default ranks; near ties that close are rare: 15 in 8,400 AFDB
-// documents, TestApproxRanksSameDocuments). It is 0 (exact ranks) when that would be over 1e-3.
+// documents, TestApproxRanksSameDocuments). It is 0 (exact ranks) when
+// that would be over 1e-3.
 func rankDelta(o *Options) float64 {
 	e := max(pyrandom.GaussApproxBound(o.ContactRankMean, o.ContactRankStd),
 		pyrandom.GaussApproxBound(o.DistanceRankMean, o.DistanceRankStd))
