@@ -99,29 +99,37 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 	for name, s := range inline {
 		checkFastMatchesGeneral(t, name, []byte(s))
 	}
-	dir := testcorpus.Dir(t)
 	r := rand.New(rand.NewPCG(1, 2))
+	eachCorpusFile(t, func(name string, data []byte) {
+		checkFastMatchesGeneral(t, name, data)
+		for k := 1; k < 8; k++ {
+			cut := len(data) * k / 8
+			for cut < len(data) && data[cut] != '\n' {
+				cut++
+			}
+			checkFastMatchesGeneral(t, fmt.Sprintf("%s[:%d]", name, cut), data[:cut])
+		}
+		if len(data) > 0 {
+			for k := 0; k < 4; k++ {
+				m := mutate(r, data)
+				checkFastMatchesGeneral(t, fmt.Sprintf("%s (edit %d)", name, k), m)
+			}
+		}
+	})
+}
+
+// eachCorpusFile calls fn with every afdb, pdb and edge corpus file (named
+// by its path below the corpus) and its bytes.
+func eachCorpusFile(t *testing.T, fn func(name string, data []byte)) {
+	t.Helper()
+	dir := testcorpus.Dir(t)
 	for _, cat := range []string{"afdb", "pdb", "edge"} {
 		for _, p := range testcorpus.Files(t, cat) {
 			data, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			name := strings.TrimPrefix(p, dir)
-			checkFastMatchesGeneral(t, name, data)
-			for k := 1; k < 8; k++ {
-				cut := len(data) * k / 8
-				for cut < len(data) && data[cut] != '\n' {
-					cut++
-				}
-				checkFastMatchesGeneral(t, fmt.Sprintf("%s[:%d]", name, cut), data[:cut])
-			}
-			if len(data) > 0 {
-				for k := 0; k < 4; k++ {
-					m := mutate(r, data)
-					checkFastMatchesGeneral(t, fmt.Sprintf("%s (edit %d)", name, k), m)
-				}
-			}
+			fn(strings.TrimPrefix(p, dir), data)
 		}
 	}
 }

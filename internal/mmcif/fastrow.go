@@ -162,34 +162,11 @@ func (b *builder) fastAtomRow(data []byte, p, ncol int) (end, rows int) {
 	return q, 1
 }
 
-// fastAdd adds the atom of the tokenized line in b.fast, as atomRow does:
-// when the residue key (model, chain, comp, seq, insertion code) is byte
-// for byte the previous row's, the row's residue is the previous row's
-// (every test in residue() would pass unchanged), else residue() decides.
+// fastAdd adds the atom of the tokenized line in b.fast, as atomRow does,
+// to the residue keyedResidue finds.
 func (b *builder) fastAdd(data []byte) {
 	f := &b.fast
-	same, valid := f.keyValid, true
-	for i := 0; i < f.nKey; i++ {
-		c := f.keyCols[i]
-		v, ok := pack(data, f.s[c], f.e[c])
-		if !ok {
-			valid = false
-		}
-		if v != f.key[i] || !ok {
-			same = false
-		}
-		f.key[i] = v
-	}
-	ri := b.curRes
-	if !same || ri < 0 {
-		for c, fi := range b.colOf {
-			if fi >= 0 {
-				b.fields[fi] = val{f.s[c], f.e[c], false}
-			}
-		}
-		ri = b.residue()
-	}
-	f.keyValid = valid
+	ri := b.keyedResidue(data)
 	var alt byte
 	if s, e := f.s[f.alt], f.e[f.alt]; !isNull(data, s, e) {
 		alt = data[s]
@@ -198,6 +175,32 @@ func (b *builder) fastAdd(data []byte) {
 	f.lastElem = b.fastElem(data, f.s[f.elem], f.e[f.elem])
 	f.lastAlt = alt
 	b.addAtom(ri)
+}
+
+// keyedResidue returns the residue of the row whose spans are in b.fast:
+// the previous row's when the residue key (model, chain, comp, seq,
+// insertion code) is byte for byte the previous row's (every test in
+// residue() would pass unchanged), else residue()'s.
+func (b *builder) keyedResidue(data []byte) int {
+	f := &b.fast
+	same, valid := f.keyValid, true
+	for i := 0; i < f.nKey; i++ {
+		c := f.keyCols[i]
+		v, ok := pack(data, f.s[c], f.e[c])
+		valid = valid && ok
+		same = same && ok && v == f.key[i]
+		f.key[i] = v
+	}
+	f.keyValid = valid
+	if same && b.curRes >= 0 {
+		return b.curRes
+	}
+	for c, fi := range b.colOf {
+		if fi >= 0 {
+			b.fields[fi] = val{f.s[c], f.e[c], false}
+		}
+	}
+	return b.residue()
 }
 
 // addAtom appends the atom whose name, element and altloc are f.last* and

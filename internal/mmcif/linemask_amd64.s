@@ -1,5 +1,23 @@
 #include "textflag.h"
 
+// the bytes the routines compare with, broadcast to every byte of a register
+DATA blank<>+0(SB)/8, $0x2020202020202020
+GLOBL blank<>(SB), RODATA|NOPTR, $8
+DATA del<>+0(SB)/8, $0x7f7f7f7f7f7f7f7f
+GLOBL del<>(SB), RODATA|NOPTR, $8
+DATA dquote<>+0(SB)/8, $0x2222222222222222
+GLOBL dquote<>(SB), RODATA|NOPTR, $8
+DATA hash<>+0(SB)/8, $0x2323232323232323
+GLOBL hash<>(SB), RODATA|NOPTR, $8
+DATA squote<>+0(SB)/8, $0x2727272727272727
+GLOBL squote<>(SB), RODATA|NOPTR, $8
+DATA semi<>+0(SB)/8, $0x3b3b3b3b3b3b3b3b
+GLOBL semi<>(SB), RODATA|NOPTR, $8
+DATA under<>+0(SB)/8, $0x5f5f5f5f5f5f5f5f
+GLOBL under<>(SB), RODATA|NOPTR, $8
+DATA newline<>+0(SB)/8, $0x0a0a0a0a0a0a0a0a
+GLOBL newline<>(SB), RODATA|NOPTR, $8
+
 // func lineMasksAVX2(cur, prev *byte, pairs int, m *lineMasks)
 //
 // For each of pairs 64-byte blocks at cur (and prev), writes one bit per
@@ -14,27 +32,13 @@ TEXT ·lineMasksAVX2(SB), NOSPLIT, $0-32
 	MOVQ pairs+16(FP), CX
 	MOVQ m+24(FP), DX
 
-	MOVQ $0x2020202020202020, AX
-	MOVQ AX, X8
-	VPBROADCASTQ X8, Y8 // ' '
-	MOVQ $0x7f7f7f7f7f7f7f7f, AX
-	MOVQ AX, X9
-	VPBROADCASTQ X9, Y9 // 0x7f
-	MOVQ $0x2222222222222222, AX
-	MOVQ AX, X10
-	VPBROADCASTQ X10, Y10 // '"'
-	MOVQ $0x2323232323232323, AX
-	MOVQ AX, X11
-	VPBROADCASTQ X11, Y11 // '#'
-	MOVQ $0x2727272727272727, AX
-	MOVQ AX, X12
-	VPBROADCASTQ X12, Y12 // '\''
-	MOVQ $0x3b3b3b3b3b3b3b3b, AX
-	MOVQ AX, X13
-	VPBROADCASTQ X13, Y13 // ';'
-	MOVQ $0x5f5f5f5f5f5f5f5f, AX
-	MOVQ AX, X14
-	VPBROADCASTQ X14, Y14 // '_'
+	VPBROADCASTQ blank<>(SB), Y8 // ' '
+	VPBROADCASTQ del<>(SB), Y9 // 0x7f
+	VPBROADCASTQ dquote<>(SB), Y10 // '"'
+	VPBROADCASTQ hash<>(SB), Y11 // '#'
+	VPBROADCASTQ squote<>(SB), Y12 // '\''
+	VPBROADCASTQ semi<>(SB), Y13 // ';'
+	VPBROADCASTQ under<>(SB), Y14 // '_'
 
 	XORQ R8, R8
 
@@ -121,30 +125,14 @@ TEXT ·countPlainAVX2(SB), NOSPLIT, $0-36
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
 
-	MOVQ $0x2020202020202020, AX
-	MOVQ AX, X8
-	VPBROADCASTQ X8, Y8 // ' '
-	MOVQ $0x0a0a0a0a0a0a0a0a, AX
-	MOVQ AX, X9
-	VPBROADCASTQ X9, Y9 // '\n'
-	MOVQ $0x7f7f7f7f7f7f7f7f, AX
-	MOVQ AX, X15
-	VPBROADCASTQ X15, Y15 // 0x7f
-	MOVQ $0x2222222222222222, AX
-	MOVQ AX, X10
-	VPBROADCASTQ X10, Y10 // '"'
-	MOVQ $0x2323232323232323, AX
-	MOVQ AX, X11
-	VPBROADCASTQ X11, Y11 // '#'
-	MOVQ $0x2727272727272727, AX
-	MOVQ AX, X12
-	VPBROADCASTQ X12, Y12 // '\''
-	MOVQ $0x3b3b3b3b3b3b3b3b, AX
-	MOVQ AX, X13
-	VPBROADCASTQ X13, Y13 // ';'
-	MOVQ $0x5f5f5f5f5f5f5f5f, AX
-	MOVQ AX, X14
-	VPBROADCASTQ X14, Y14 // '_'
+	VPBROADCASTQ blank<>(SB), Y8 // ' '
+	VPBROADCASTQ newline<>(SB), Y9 // '\n'
+	VPBROADCASTQ del<>(SB), Y15 // 0x7f
+	VPBROADCASTQ dquote<>(SB), Y10 // '"'
+	VPBROADCASTQ hash<>(SB), Y11 // '#'
+	VPBROADCASTQ squote<>(SB), Y12 // '\''
+	VPBROADCASTQ semi<>(SB), Y13 // ';'
+	VPBROADCASTQ under<>(SB), Y14 // '_'
 
 	XORQ AX, AX // tokens
 	XORQ BX, BX // blocks done

@@ -204,23 +204,7 @@ func (b *builder) templateRow(data []byte, p int) (end int, ok bool) {
 		for c := 0; c < t.ncol; c++ {
 			f.s[c], f.e[c] = base+t.col[c], base+runEnd(&ns, t.col[c])
 		}
-		same, valid := f.keyValid, true
-		for i := 0; i < f.nKey; i++ {
-			c := f.keyCols[i]
-			v, ok := pack(data, f.s[c], f.e[c])
-			valid = valid && ok
-			same = same && ok && v == f.key[i]
-			f.key[i] = v
-		}
-		if !same || ri < 0 {
-			for c, fi := range b.colOf {
-				if fi >= 0 {
-					b.fields[fi] = val{f.s[c], f.e[c], false}
-				}
-			}
-			ri = b.residue()
-		}
-		f.keyValid = valid
+		ri = b.keyedResidue(data)
 	}
 	b.addAtom(ri)
 	return nl, true
