@@ -19,7 +19,7 @@ func lineMasksAt(data []byte, p, pp, words int, m *lineMasks) {
 func countPlainAVX2(p *byte, blocks int) (tokens, done int, last uint32)
 
 // countPlain counts the plain values in the whole 32-byte blocks from
-// data[p] (see countPlainAVX2); data[p-1] must be blank.
+// data[p] (see countPlainAVX2); a value must start at data[p].
 func countPlain(data []byte, p int) (tokens, done int, last uint32) {
 	if p+32 > len(data) {
 		return 0, 0, 0

@@ -119,8 +119,8 @@ loop:
 // value, spaces and newlines (no control byte, no byte >= 0x7f, no '"',
 // '#', '\'', ';' or '_'): tokens is the number of value starts (a
 // non-blank byte at p or after a blank), done the blocks counted, last 1
-// when the last counted byte is not blank (a value runs on past them). The
-// byte before p must be blank.
+// when the last counted byte is not blank (a value runs on past them). A
+// value must start at p (whatever the byte before it).
 TEXT ·countPlainAVX2(SB), NOSPLIT, $0-36
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX

@@ -310,7 +310,7 @@ func scanLoopValues(l *lexer, k tokKind, sp span, ncol int, atoms bool, t *table
 				if tokens, done, last := countPlain(data, p); done > 0 {
 					q := p + 32*done
 					if last != 0 { // the last value runs on: leave it to the byte loop
-						for !wsTab[data[q-1]] {
+						for q > p && !wsTab[data[q-1]] {
 							q--
 						}
 						tokens--
