@@ -56,6 +56,7 @@ func benchShard(ctx context.Context, args []string) error {
 	child := fs.String("child", "", "internal: measure one run over this manifest glob")
 	cpuProfile := fs.String("cpuprofile", "", "with --child: write a CPU profile of the Process call to this file")
 	memProfile := fs.String("memprofile", "", "with --child: write a heap profile (allocations) after the Process call to this file")
+	enforce := fs.Bool("enforce", true, "exit 1 when a target is missed (false: report only, as the smoke test does on tiny, noisy runs)")
 	if err := fs.Parse(args); err != nil {
 		return &exitError{2, err}
 	}
@@ -163,7 +164,7 @@ func benchShard(ctx context.Context, args []string) error {
 	}
 	overlapOK, memOK := ratio <= 1.5, over.MaxRSSMiB < 512
 	fmt.Printf("  peak memory (max RSS of the shard processes, largest of all runs) %.1f MiB (target < 512 MiB): %s; I/O overlap (<= 1.5x): %s\n", over.MaxRSSMiB, verdict(memOK), verdict(overlapOK))
-	if !overlapOK || !memOK {
+	if (!overlapOK || !memOK) && *enforce {
 		return &exitError{1, errors.New("targets missed (on a loaded machine compare with the no-latency wall line)")}
 	}
 	return nil
