@@ -10,10 +10,10 @@ import (
 // tokens at the same offsets, and a line differs from the one before it in
 // a few words only (the serial number, the atom's name and element, the
 // coordinates). After a line has been read, the next one, when it has the
-// same length and directly follows it, is classified 32 bytes at a time
+// same length and directly follows it, is classified 64 bytes at a time
 // (lineMasks: space or not, printable or not, changed from the line before
-// or not) and only the tokens whose bytes changed are read again; every
-// other value is the previous row's.
+// or not) and only the tokens whose bytes changed are read again (the
+// coordinates always); every other value is the previous row's.
 //
 // The next line is a row of the same columns exactly when its token starts
 // (a non-space byte at the line's start or after a space) are the
@@ -37,9 +37,9 @@ const tplMaxMisses = 16
 // lineMasks holds, for up to 128 bytes of a line, one bit per byte (bit i
 // of word i/64) of: ns, not a space; chg, differs from the byte one line
 // before; bad, a control byte or not ASCII; spec, a byte that cannot start
-// a plain value (a quote, '#', ';' or '_'); under, '_'. The assembly writes
-// each 32-byte chunk's bits as the uint32 at byte offset 4*chunk of a
-// field, which on amd64 (little-endian) is the right half of the word.
+// a plain value (a quote, '#', ';' or '_'); under, '_'. The assembly
+// stores each word whole (a word read back from two narrower stores would
+// stall the load).
 type lineMasks struct {
 	ns, chg, bad, spec, under [2]uint64
 }
