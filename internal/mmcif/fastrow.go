@@ -21,15 +21,11 @@ type fastState struct {
 	name, elem, alt, x, y, z, occ, bf int
 	num                               [maxFastCols]int8 // slot in val of each numeric file column, -1 for others
 	val                               [5]float64        // the current line's occupancy, B, x, y, z
-	// packed name -> interned string, direct mapped
-	nameKey [256]uint64
-	nameVal [256]string
-	elemKey [64]uint64
-	elemVal [64]string
+	// interned names and elements by packed token (fastrow.go) and by
+	// template column region (template.go)
+	tokNames, tokElems, regNames, regElems nameCache
 
 	tpl template // the row template (template.go)
-
-	nameCache, elemCache regionCache // names by template region (template.go)
 
 	// the last atom's name, element and altloc (for template rows)
 	lastName, lastElem string
@@ -171,8 +167,8 @@ func (b *builder) fastAdd(data []byte) {
 	if s, e := f.s[f.alt], f.e[f.alt]; !isNull(data, s, e) {
 		alt = data[s]
 	}
-	f.lastName = b.fastName(data, f.s[f.name], f.e[f.name])
-	f.lastElem = b.fastElem(data, f.s[f.elem], f.e[f.elem])
+	f.lastName = b.cachedName(data, f.s[f.name], f.e[f.name], &f.tokNames, false)
+	f.lastElem = b.cachedName(data, f.s[f.elem], f.e[f.elem], &f.tokElems, true)
 	f.lastAlt = alt
 	b.addAtom(ri)
 }
@@ -221,44 +217,38 @@ func (b *builder) addAtom(ri int) {
 	b.res[ri].nAtoms++
 }
 
-// fastName is b.in(b.str(name column)) through a cache keyed by the packed
-// token.
-func (b *builder) fastName(data []byte, s, e int32) string {
+// nameCache maps a packed key (a token, or a template column's region) to
+// the interned name it reads as; direct mapped.
+type nameCache struct {
+	key [256]uint64
+	val [256]string
+}
+
+// cachedName is b.in of the token data[s:e] (b.inUpper when upper: the
+// type_symbol column), "" for a null, through c keyed by the packed token.
+func (b *builder) cachedName(data []byte, s, e int32, c *nameCache, upper bool) string {
 	if isNull(data, s, e) {
 		return ""
 	}
 	v, ok := pack(data, s, e)
 	if !ok {
-		return b.in(data[s:e])
+		return b.internName(data[s:e], upper)
 	}
-	f := &b.fast
 	h := (v * 0x9E3779B97F4A7C15) >> 56
-	if f.nameKey[h] == v {
-		return f.nameVal[h]
+	if c.key[h] == v {
+		return c.val[h]
 	}
-	str := b.in(data[s:e])
-	f.nameKey[h], f.nameVal[h] = v, str
+	str := b.internName(data[s:e], upper)
+	c.key[h], c.val[h] = v, str
 	return str
 }
 
-// fastElem is b.inUpper(b.str(type_symbol column)) through a cache keyed by
-// the packed token.
-func (b *builder) fastElem(data []byte, s, e int32) string {
-	if isNull(data, s, e) {
-		return ""
+// internName is b.in, or b.inUpper when upper.
+func (b *builder) internName(t []byte, upper bool) string {
+	if upper {
+		return b.inUpper(t)
 	}
-	v, ok := pack(data, s, e)
-	if !ok {
-		return b.inUpper(data[s:e])
-	}
-	f := &b.fast
-	h := (v * 0x9E3779B97F4A7C15) >> 58
-	if f.elemKey[h] == v {
-		return f.elemVal[h]
-	}
-	str := b.inUpper(data[s:e])
-	f.elemKey[h], f.elemVal[h] = v, str
-	return str
+	return b.in(t)
 }
 
 // scanNumber scans the token at data[q] (a numeric column's) to its end,

@@ -188,10 +188,10 @@ func (b *builder) templateRow(data []byte, p int) (end int, ok bool) {
 		f.scanNumber(data, int(base+t.col[c]), int8(2+k))
 	}
 	if c := f.name; t.changed(chg0, chg1, c) {
-		f.lastName = b.regionName(data, base, &ns, c, &f.nameCache, false)
+		f.lastName = b.regionName(data, base, &ns, c, &f.regNames, &f.tokNames, false)
 	}
 	if c := f.elem; t.changed(chg0, chg1, c) {
-		f.lastElem = b.regionName(data, base, &ns, c, &f.elemCache, true)
+		f.lastElem = b.regionName(data, base, &ns, c, &f.regElems, &f.tokElems, true)
 	}
 	if c := f.alt; t.changed(chg0, chg1, c) {
 		f.lastAlt = 0
@@ -260,23 +260,15 @@ func b2u(b bool) uint8 {
 	return 0
 }
 
-// regionCache maps a column's region (its token and the blanks after it, at
-// most eight bytes, packed) to the interned name the token reads as.
-type regionCache struct {
-	key [256]uint64
-	val [256]string
-}
-
-// regionName returns fastName (upper == false) or fastElem of column c's
-// token on the template line at base, looked up by the column's region
-// when that fits a word: the region's bytes decide the token, so no token
-// end is needed.
-func (b *builder) regionName(data []byte, base int32, ns *[2]uint64, c int, rc *regionCache, upper bool) string {
+// regionName is cachedName of column c's token on the template line at
+// base, looked up first in rc by the column's region (its token and the
+// blanks after it) when that fits a word: the region's bytes decide the
+// token, so no token end is needed.
+func (b *builder) regionName(data []byte, base int32, ns *[2]uint64, c int, rc, tc *nameCache, upper bool) string {
 	t := &b.fast.tpl
 	s := base + t.col[c]
 	w := t.width[c]
-	var key uint64
-	var h uint64
+	var key, h uint64
 	cached := w <= 8 && int(s)+8 <= len(data)
 	if cached {
 		key = binary.LittleEndian.Uint64(data[s:]) & lenMask[w]
@@ -285,13 +277,7 @@ func (b *builder) regionName(data []byte, base int32, ns *[2]uint64, c int, rc *
 			return rc.val[h]
 		}
 	}
-	e := base + runEnd(ns, t.col[c])
-	var name string
-	if upper {
-		name = b.fastElem(data, s, e)
-	} else {
-		name = b.fastName(data, s, e)
-	}
+	name := b.cachedName(data, s, base+runEnd(ns, t.col[c]), tc, upper)
 	if cached {
 		rc.key[h], rc.val[h] = key, name
 	}
