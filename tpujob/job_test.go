@@ -18,6 +18,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/synth"
 )
 
 var smallConfig = b2t.Config{DModel: 16, DInner: 32, DState: 4, DTRank: 2, DConv: 4, Layers: 2}
@@ -44,19 +45,7 @@ func testEncoder(t *testing.T) *b2t.Encoder {
 
 // syntheticRow is an adapted structure of n atoms (4 per residue).
 func syntheticRow(id string, n int, seed uint64) StagedRow {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	in := &b2t.Input{}
-	names := []string{"N", "CA", "C", "O"}
-	for a := 0; a < n; a++ {
-		if a%4 == 0 {
-			in.ResNames = append(in.ResNames, "GLY")
-		}
-		in.AtomRes = append(in.AtomRes, int32(a/4))
-		in.AtomNames = append(in.AtomNames, names[a%4])
-		for k := 0; k < 3; k++ {
-			in.Coords = append(in.Coords, float32(rng.NormFloat64()*8))
-		}
-	}
+	in := synth.Backbone(rand.New(rand.NewPCG(seed, 3)), n, "GLY", 8)
 	return StagedRow{EntryID: id, Structure: "gs://b/" + id + ".cif", Passthrough: []any{int64(n), "s"}, Input: in}
 }
 

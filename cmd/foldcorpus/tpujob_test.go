@@ -26,6 +26,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/synth"
 	"github.com/foldcorpus/foldcorpus/tpujob"
 )
 
@@ -113,19 +114,7 @@ func (e *tpujobEnv) stage(t *testing.T, run string, shard, total int, atoms []in
 	t.Helper()
 	var rows []tpujob.StagedRow
 	for i, n := range atoms {
-		rng := rand.New(rand.NewPCG(uint64(shard), uint64(i)))
-		in := &b2t.Input{}
-		names := []string{"N", "CA", "C", "O"}
-		for a := 0; a < n; a++ {
-			if a%4 == 0 {
-				in.ResNames = append(in.ResNames, "ALA")
-			}
-			in.AtomRes = append(in.AtomRes, int32(a/4))
-			in.AtomNames = append(in.AtomNames, names[a%4])
-			for k := 0; k < 3; k++ {
-				in.Coords = append(in.Coords, float32(rng.NormFloat64()*6))
-			}
-		}
+		in := synth.Backbone(rand.New(rand.NewPCG(uint64(shard), uint64(i))), n, "ALA", 6)
 		id := fmt.Sprintf("AF-%d-%d", shard, i)
 		rows = append(rows, tpujob.StagedRow{EntryID: id, Structure: "gs://in/" + id + ".cif", Passthrough: []any{int64(i)}, Input: in})
 	}
