@@ -44,29 +44,6 @@ type lineMasks struct {
 	ns, chg, bad, spec, under [2]uint64
 }
 
-// lineMasksGo is lineMasksAt in plain Go (the reference its tests check).
-func lineMasksGo(data []byte, p, pp, words int, m *lineMasks) {
-	for i := 0; i < 64*words; i++ {
-		c, w, bit := data[p+i], i>>6, uint64(1)<<(i&63)
-		if c != ' ' {
-			m.ns[w] |= bit
-		}
-		if c != data[pp+i] {
-			m.chg[w] |= bit
-		}
-		if c < 0x20 || c >= 0x7f {
-			m.bad[w] |= bit
-		}
-		switch c {
-		case '"', '#', '\'', ';', '_':
-			m.spec[w] |= bit
-		}
-		if c == '_' {
-			m.under[w] |= bit
-		}
-	}
-}
-
 // join returns the two words of a mask cut to the content.
 func join(m *[2]uint64, content *[2]uint64) (uint64, uint64) {
 	return m[0] & content[0], m[1] & content[1]
@@ -228,36 +205,6 @@ func runEnd(ns *[2]uint64, o int32) int32 {
 		r += int32(bits.TrailingZeros64(^ns[1]))
 	}
 	return o + r
-}
-
-// countPlainGo is countPlain in plain Go (the reference its tests check).
-func countPlainGo(data []byte, p int) (tokens, done int, last uint32) {
-	prevBlank := true
-	for ; p+32 <= len(data); p += 32 {
-		for _, c := range data[p : p+32] {
-			if c != ' ' && c != '\n' && !plain[c] {
-				return tokens, done, last
-			}
-		}
-		for _, c := range data[p : p+32] {
-			blank := c == ' ' || c == '\n'
-			if !blank && prevBlank {
-				tokens++
-			}
-			prevBlank = blank
-		}
-		done++
-		last = uint32(b2u(!prevBlank))
-	}
-	return tokens, done, last
-}
-
-// b2u is 1 for true, 0 for false.
-func b2u(b bool) uint8 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // regionName is cachedName of column c's token on the template line at

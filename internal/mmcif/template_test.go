@@ -179,3 +179,51 @@ func TestTemplateEditsMatchGeneral(t *testing.T) {
 	}
 	t.Logf("%d in-place edits in %d files", edits, len(files))
 }
+
+// lineMasksGo is lineMasksAt in plain Go (the reference its tests check).
+func lineMasksGo(data []byte, p, pp, words int, m *lineMasks) {
+	for i := 0; i < 64*words; i++ {
+		c, w, bit := data[p+i], i>>6, uint64(1)<<(i&63)
+		if c != ' ' {
+			m.ns[w] |= bit
+		}
+		if c != data[pp+i] {
+			m.chg[w] |= bit
+		}
+		if c < 0x20 || c >= 0x7f {
+			m.bad[w] |= bit
+		}
+		switch c {
+		case '"', '#', '\'', ';', '_':
+			m.spec[w] |= bit
+		}
+		if c == '_' {
+			m.under[w] |= bit
+		}
+	}
+}
+
+// countPlainGo is countPlain in plain Go (the reference its tests check).
+func countPlainGo(data []byte, p int) (tokens, done int, last uint32) {
+	prevBlank := true
+	for ; p+32 <= len(data); p += 32 {
+		for _, c := range data[p : p+32] {
+			if c != ' ' && c != '\n' && !plain[c] {
+				return tokens, done, last
+			}
+		}
+		for _, c := range data[p : p+32] {
+			blank := c == ' ' || c == '\n'
+			if !blank && prevBlank {
+				tokens++
+			}
+			prevBlank = blank
+		}
+		done++
+		last = 0
+		if !prevBlank {
+			last = 1
+		}
+	}
+	return tokens, done, last
+}
