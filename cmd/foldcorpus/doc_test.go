@@ -40,7 +40,7 @@ func TestDocFileMatchesGolden(t *testing.T) {
 	}
 	tests := []struct{ file, want string }{
 		{"afdb/AF-P04637-F1-model_v4.cif", "document"},
-		{"edge/modelcif_mini.cif", "error"},
+		{"edge/pymmcif_1bna-errors.cif", "error"},
 		{"edge/ciftools_0emp.cif", "error"},
 	}
 	for _, tt := range tests {

@@ -30,7 +30,8 @@ const (
 )
 
 // Protein is a structure adapted for the generator (spec section 1): the
-// single polymer chain of the first model, residues numbered by order.
+// single (or, when a single chain is not required, the first) polymer chain
+// of the first model, residues numbered by order.
 type Protein struct {
 	// Res holds each residue's code: an index into the 20 amino acids, or
 	// 20 for UNK.
@@ -49,31 +50,37 @@ type Protein struct {
 	GlobalPLDDT float64
 }
 
-// Adapt reads the generator's view of s (spec section 1). Files without
-// models or without exactly one polymer chain are errors (as the reference
-// reports them), marked permanent.
-func Adapt(s *structure.Structure) (*Protein, error) {
-	p := &Protein{}
-	return p, p.adapt(s)
+// Adapt reads the generator's view of s (spec section 1). A file without
+// models is an error, marked permanent. Designed-in filters return their
+// reason and no error: no polymer chain (FilteredNoPolymer), and, when
+// requireSingleChain is set, more than one (FilteredMultiChain); with
+// requireSingleChain unset the first polymer chain is taken, as the
+// reference's require_single_chain=False does.
+func Adapt(s *structure.Structure, requireSingleChain bool) (p *Protein, filtered string, err error) {
+	p = &Protein{}
+	filtered, err = p.adapt(s, requireSingleChain)
+	return p, filtered, err
 }
 
-func (p *Protein) adapt(s *structure.Structure) error {
+func (p *Protein) adapt(s *structure.Structure, requireSingleChain bool) (filtered string, err error) {
 	if s == nil || len(s.Models) == 0 {
-		return derrors.Permanent(fmt.Errorf("no models in structure"))
+		return "", derrors.Permanent(fmt.Errorf("no models in structure"))
 	}
 	var poly []structure.Residue
 	found := 0
 	for i := range s.Models[0].Chains {
 		if r := s.Models[0].Chains[i].Polymer(); len(r) > 0 {
 			found++
-			poly = r
+			if found == 1 {
+				poly = r
+			}
 		}
 	}
 	switch {
 	case found == 0:
-		return derrors.Permanent(fmt.Errorf("no polymer chain"))
-	case found > 1:
-		return derrors.Permanent(fmt.Errorf("expected single polymer chain, found %d", found))
+		return FilteredNoPolymer, nil
+	case found > 1 && requireSingleChain:
+		return FilteredMultiChain, nil
 	}
 	n := len(poly)
 	p.Res = append(p.Res[:0], make([]uint8, n)...)
@@ -134,7 +141,7 @@ func (p *Protein) adapt(s *structure.Structure) error {
 	}
 	p.AtomName, p.AtomPos = names[:k], pos[:k]
 	p.GlobalPLDDT = sum / float64(n)
-	return nil
+	return "", nil
 }
 
 // EntryID returns the reference's entry_id for a file: the mmCIF block name

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -55,27 +56,50 @@ func TestAdaptErrors(t *testing.T) {
 	two := helix(10, cycle)
 	c := two.Models[0].Chains[0]
 	c.Name = "B"
+	c.Residues = slices.Clone(c.Residues[:4])
 	two.Models[0].Chains = append(two.Models[0].Chains, c)
 	water := helix(3, cycle)
 	for i := range water.Models[0].Chains[0].Residues {
 		water.Models[0].Chains[0].Residues[i].Entity = structure.EntityWater
 	}
+	// Chain filters are designed-in outcomes, not errors; a file without
+	// models stays a permanent error.
 	tests := []struct {
-		name string
-		s    *structure.Structure
-		want string
+		name         string
+		s            *structure.Structure
+		singleChain  bool
+		wantErr      string
+		wantFiltered string
+		wantRes      int // residues adapted, when neither
 	}{
-		{"no models", &structure.Structure{Name: "x"}, "no models in structure"},
-		{"no polymer", water, "no polymer chain"},
-		{"two chains", two, "expected single polymer chain, found 2"},
+		{name: "no models", s: &structure.Structure{Name: "x"}, singleChain: true, wantErr: "no models in structure"},
+		{name: "no models, any chain", s: &structure.Structure{Name: "x"}, wantErr: "no models in structure"},
+		{name: "no polymer", s: water, singleChain: true, wantFiltered: FilteredNoPolymer},
+		{name: "no polymer, any chain", s: water, wantFiltered: FilteredNoPolymer},
+		{name: "two chains", s: two, singleChain: true, wantFiltered: FilteredMultiChain},
+		{name: "two chains, first taken", s: two, wantRes: 10},
 	}
 	for _, tt := range tests {
-		_, err := Adapt(tt.s)
-		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, derrors.ErrPermanent) {
-			t.Errorf("Adapt(%s) = %v, want a permanent error containing %q", tt.name, err, tt.want)
+		p, filtered, err := Adapt(tt.s, tt.singleChain)
+		switch {
+		case tt.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, derrors.ErrPermanent) {
+				t.Errorf("Adapt(%s) = %v, want a permanent error containing %q", tt.name, err, tt.wantErr)
+			}
+		case err != nil || filtered != tt.wantFiltered:
+			t.Errorf("Adapt(%s) = %q, %v; want filtered %q", tt.name, filtered, err, tt.wantFiltered)
+		case tt.wantFiltered == "" && len(p.Res) != tt.wantRes:
+			t.Errorf("Adapt(%s) adapted %d residues, want %d (the first chain)", tt.name, len(p.Res), tt.wantRes)
 		}
-		if _, err := mustFormat(t, nil).Generate(format.Input{EntryID: "e", Structure: tt.s}); err == nil {
-			t.Errorf("Generate(%s) returned no error", tt.name)
+		res, err := mustFormat(t, map[string]string{"require_single_chain": strconv.FormatBool(tt.singleChain)}).
+			Generate(format.Input{EntryID: "e", Structure: tt.s})
+		switch {
+		case (err != nil) != (tt.wantErr != ""):
+			t.Errorf("Generate(%s) error %v, want one: %v", tt.name, err, tt.wantErr != "")
+		case err == nil && res.Filtered != tt.wantFiltered:
+			t.Errorf("Generate(%s) filtered %q, want %q", tt.name, res.Filtered, tt.wantFiltered)
+		case err == nil && (res.Filtered == "") != (res.Document != ""):
+			t.Errorf("Generate(%s): filtered %q with a %d-byte document", tt.name, res.Filtered, len(res.Document))
 		}
 	}
 }
@@ -91,8 +115,8 @@ func TestAdaptResidues(t *testing.T) {
 	r[2].Atoms = r[2].Atoms[:4]
 	// Residue 3: hydrogens only.
 	r[3].Atoms = []structure.Atom{{Name: "H1", Element: "H", B: 5}, {Name: "D2", Element: "D", B: 5}}
-	p, err := Adapt(s)
-	if err != nil {
+	p, filtered, err := Adapt(s, true)
+	if err != nil || filtered != "" {
 		t.Fatal(err)
 	}
 	if want := []uint8{unk, glyIdx, 0, unk}; string(p.Res) != string(want) {

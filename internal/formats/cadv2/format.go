@@ -81,8 +81,9 @@ func (f *Format) Columns() []format.Column {
 
 // Generate writes in's document. The seed is in.EntryID, or, when empty,
 // the entry_id derived from the structure's block name. Structures without
-// models or without exactly one polymer chain are permanent errors; fewer
-// than 2 residues and no room in the context are filter outcomes.
+// models are permanent errors; no polymer chain, more than one (when
+// require_single_chain is on), fewer than 2 residues and no room in the
+// context are filter outcomes.
 func (f *Format) Generate(in format.Input) (format.Result, error) {
 	w := f.scratch.Get().(*worker)
 	defer f.scratch.Put(w)
@@ -110,8 +111,13 @@ func (f *Format) generate(w *worker, s *structure.Structure, entryID string, cop
 	if entryID == "" {
 		entryID = EntryID(s.Name, "")
 	}
-	if err := w.p.adapt(s); err != nil {
+	filtered, err := w.p.adapt(s, f.opts.RequireSingleChain)
+	if err != nil {
 		return format.Result{}, Doc{}, fmt.Errorf("%s(%s): %w", Name, entryID, err)
+	}
+	if filtered != "" {
+		return format.Result{Filtered: filtered, Values: []any{int64(0), 0.0, int64(0), int64(0), int64(0)}},
+			Doc{Filtered: filtered}, nil
 	}
 	d := w.g.Generate(&w.p, entryID)
 	res := format.Result{

@@ -32,6 +32,10 @@ type Options struct {
 	DistanceMinSep   int     // distance statements need j - i > this (1)
 	DistanceRedraws  int     // redraws of a too-close distance pair (10)
 	PLDDTAtEndProb   float64 // probability that the pLDDT token goes last (0.5)
+	// RequireSingleChain filters structures with more than one polymer
+	// chain (true); false takes the first polymer chain (the reference's
+	// require_single_chain knob).
+	RequireSingleChain bool
 }
 
 // Defaults returns the reference generator's settings.
@@ -60,6 +64,8 @@ func Defaults() Options {
 		DistanceMinSep:   1,
 		DistanceRedraws:  10,
 		PLDDTAtEndProb:   0.5,
+
+		RequireSingleChain: true,
 	}
 }
 
@@ -87,6 +93,11 @@ var optionSetters = map[string]func(o *Options, v string) error{
 	"distance_min_sep":   intOpt(func(o *Options) *int { return &o.DistanceMinSep }),
 	"distance_redraws":   intOpt(func(o *Options) *int { return &o.DistanceRedraws }),
 	"plddt_at_end_prob":  floatOpt(func(o *Options) *float64 { return &o.PLDDTAtEndProb }),
+	"require_single_chain": func(o *Options, v string) error {
+		x, err := strconv.ParseBool(strings.TrimSpace(v))
+		o.RequireSingleChain = x
+		return err
+	},
 	"plddt_bin_edges": func(o *Options, v string) error {
 		var edges []float64
 		for _, f := range strings.Split(v, ",") {

@@ -115,7 +115,7 @@ func TestApproxRanksSameDocuments(t *testing.T) {
 			t.Fatal(err)
 		}
 		var p Protein
-		if err := p.adapt(s); err != nil {
+		if filtered, err := p.adapt(s, true); err != nil || filtered != "" {
 			continue
 		}
 		ps = append(ps, &p)
