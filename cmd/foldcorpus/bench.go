@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
+
+	"github.com/foldcorpus/foldcorpus/internal/bench"
 )
 
 // benchmarks are the `foldcorpus bench KIND` subcommands; each registers
-// itself from its own file with registerBench.
+// itself from its own file with registerBench. The harnesses live in
+// internal/bench; a kind's error wrapping bench.ErrUsage exits 2.
 var benchmarks = map[string]command{}
 
 func registerBench(name, summary string, run func(ctx context.Context, args []string) error) {
@@ -39,5 +43,9 @@ func runBench(ctx context.Context, args []string) error {
 	if !ok {
 		return &exitError{2, fmt.Errorf("unknown benchmark %q", args[0])}
 	}
-	return b.run(ctx, args[1:])
+	err := b.run(ctx, args[1:])
+	if errors.Is(err, bench.ErrUsage) {
+		return &exitError{2, err}
+	}
+	return err
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 // contacts-v1 in `foldcorpus bench docs`: the inputs are analysis records
 // (JSON lines), and the read stage decodes one into the manifest row the
@@ -23,12 +23,13 @@ import (
 //go:embed contactsv1_reference.py
 var contactsV1Reference []byte
 
-func init() {
-	docsBenchLoaders[contactsv1.Name] = loadRecordInputs
-	docsBaseline[contactsv1.Name] = struct{ total, read, gen float64 }{total: 4.45}
-	docsSideBySide[contactsv1.Name] = pythonContactsV1Baseline
-	docsBaselineNote[contactsv1.Name] = "quoted: the reference's whole exp53 job (pyconfind contact degrees + generation, 4.2M documents)\n" +
-		"ran at 4.45 docs/s/core; here the degrees come precomputed in the records, so only generation is left"
+// contactsV1Docs: records in, generation only.
+var contactsV1Docs = docsFormat{
+	load:   loadRecordInputs,
+	quoted: struct{ total, read, gen float64 }{total: 4.45},
+	note: "quoted: the reference's whole exp53 job (pyconfind contact degrees + generation, 4.2M documents)\n" +
+		"ran at 4.45 docs/s/core; here the degrees come precomputed in the records, so only generation is left",
+	side: pythonContactsV1Baseline,
 }
 
 // loadRecordInputs reads analysis records from a JSON-lines file, or from

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -15,10 +15,10 @@ func TestBenchParseSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"-trials", "1", "-reps", "1", "-python", filepath.Join(dir, "no-python"), dir}
-	if err := runBenchParse(context.Background(), args); err != nil {
+	if err := Parse(context.Background(), args); err != nil {
 		t.Fatal(err)
 	}
-	if err := runBenchParse(context.Background(), []string{t.TempDir()}); err == nil {
+	if err := Parse(context.Background(), []string{t.TempDir()}); err == nil {
 		t.Fatal("want an error for a directory without .cif files")
 	}
 }
