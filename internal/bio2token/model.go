@@ -55,7 +55,9 @@ type Layer struct {
 	OutProj []float32 // [DModel, DInner]    mixer.out_proj.weight
 }
 
-// Weights are the encoder's parameters.
+// Weights are the encoder's parameters, and the quantizer's output
+// projection, which the checkpoint holds beside them but tokenizing does
+// not use (it maps codes back to the decoder's input).
 type Weights struct {
 	Config Config
 	InProj []float32 // [DModel, 3]
@@ -63,6 +65,9 @@ type Weights struct {
 	NormF  []float32 // [DModel]
 	FSQW   []float32 // [6, DModel]
 	FSQB   []float32 // [6]
+
+	FSQOutW []float32 // [DModel, 6] quantizer.project_out.weight, not used to tokenize
+	FSQOutB []float32 // [DModel]    quantizer.project_out.bias, not used to tokenize
 }
 
 // param is one named parameter with its PyTorch shape.
@@ -72,14 +77,16 @@ type param struct {
 	data  *[]float32
 }
 
-// params lists every parameter in a fixed order (the order the graph takes
-// them in), named as in the checkpoint's state_dict without the prefix.
+// params lists every parameter used to tokenize in a fixed order (the order
+// the graph takes them in), named as in the official checkpoint's
+// state_dict without CheckpointPrefix: the Mamba stack under "encoder.", the
+// FSQ projection under "quantizer.".
 func (w *Weights) params() []param {
 	c := w.Config
-	ps := []param{{"in_proj.weight", []int{c.DModel, 3}, &w.InProj}}
+	ps := []param{{"encoder.input_projection.weight", []int{c.DModel, 3}, &w.InProj}}
 	for i := range w.Layers {
 		l := &w.Layers[i]
-		p := fmt.Sprintf("layers.%d.", i)
+		p := fmt.Sprintf("encoder.layers.%d.", i)
 		ps = append(ps,
 			param{p + "norm.weight", []int{c.DModel}, &l.Norm},
 			param{p + "mixer.in_proj.weight", []int{2 * c.DInner, c.DModel}, &l.InProj},
@@ -94,11 +101,26 @@ func (w *Weights) params() []param {
 		)
 	}
 	return append(ps,
-		param{"norm_f.weight", []int{c.DModel}, &w.NormF},
+		param{"encoder.norm_f.weight", []int{c.DModel}, &w.NormF},
 		param{"quantizer.project_in.weight", []int{fsqDims, c.DModel}, &w.FSQW},
 		param{"quantizer.project_in.bias", []int{fsqDims}, &w.FSQB},
 	)
 }
+
+// unusedParams lists the checkpoint's encoder-side tensors that tokenizing
+// does not use; the loader checks their shapes and keeps them, so that a
+// checkpoint written back holds the official layout.
+func (w *Weights) unusedParams() []param {
+	c := w.Config
+	return []param{
+		{"quantizer.project_out.weight", []int{c.DModel, fsqDims}, &w.FSQOutW},
+		{"quantizer.project_out.bias", []int{c.DModel}, &w.FSQOutB},
+	}
+}
+
+// allParams is params then unusedParams: every tensor of the checkpoint
+// under CheckpointPrefix.
+func (w *Weights) allParams() []param { return append(w.params(), w.unusedParams()...) }
 
 func numel(shape []int) int {
 	n := 1
@@ -108,7 +130,8 @@ func numel(shape []int) int {
 	return n
 }
 
-// NumParams counts the parameters (467,718 for DefaultConfig).
+// NumParams counts the parameters used to tokenize (467,718 for
+// DefaultConfig; the unused project_out is not counted).
 func (w *Weights) NumParams() int {
 	n := 0
 	for _, p := range w.params() {
@@ -125,7 +148,7 @@ func (w *Weights) check() error {
 	if len(w.Layers) != w.Config.Layers {
 		return fmt.Errorf("bio2token: %d layers, config says %d", len(w.Layers), w.Config.Layers)
 	}
-	for _, p := range w.params() {
+	for _, p := range w.allParams() {
 		if len(*p.data) != numel(p.shape) {
 			return fmt.Errorf("bio2token: parameter %s has %d values, want %v", p.name, len(*p.data), p.shape)
 		}
@@ -141,7 +164,7 @@ func (w *Weights) check() error {
 // newWeights allocates zero weights of config c.
 func newWeights(c Config) *Weights {
 	w := &Weights{Config: c, Layers: make([]Layer, c.Layers)}
-	for _, p := range w.params() {
+	for _, p := range w.allParams() {
 		*p.data = make([]float32, numel(p.shape))
 	}
 	return w
@@ -196,5 +219,7 @@ func RandomWeights(c Config, seed uint64) (*Weights, error) {
 	near1(w.NormF)
 	uni(w.FSQW, c.DModel/16) // wider than default so codes spread over the codebook
 	uni(w.FSQB, c.DModel)
+	uni(w.FSQOutW, fsqDims)
+	uni(w.FSQOutB, fsqDims)
 	return w, nil
 }
