@@ -1,7 +1,10 @@
 package shardfn_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +23,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/localqueue"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
+	"github.com/foldcorpus/foldcorpus/internal/version"
 	"github.com/foldcorpus/foldcorpus/planner"
 	"github.com/foldcorpus/foldcorpus/shardfn"
 )
@@ -215,6 +219,38 @@ func TestProcessRetryAndDone(t *testing.T) {
 	}
 	if res.Shard.SHA256 != first.Shard.SHA256 {
 		t.Errorf("sha256 differs between identical runs: %s vs %s", res.Shard.SHA256, first.Shard.SHA256)
+	}
+	// ... keeps the same shard written by another foldcorpus build (the
+	// version in its accounting differs; same length, so the footer stays
+	// readable) ...
+	out, err := os.ReadFile(msg.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := fmt.Sprintf(`"foldcorpus_version":%q`, version.String())
+	theirs := fmt.Sprintf(`"foldcorpus_version":%q`, strings.Repeat("x", len(version.String())))
+	if !bytes.Contains(out, []byte(mine)) {
+		t.Fatalf("output has no %s in its accounting", mine)
+	}
+	out = bytes.Replace(out, []byte(mine), []byte(theirs), 1)
+	if err := os.Remove(msg.Output); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(msg.Output, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	led3, err := localledger.Open(filepath.Join(t.TempDir(), localledger.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led3.Close()
+	if err := led3.CreateRun(ctx, p.Run); err != nil {
+		t.Fatal(err)
+	}
+	deps2.Ledger = led3
+	res, err = shardfn.Process(ctx, deps2, msg)
+	if sum := sha256.Sum256(out); err != nil || !res.Verified || res.Shard.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Fatalf("Process over the same shard by another build = %+v, %v; want Verified with the stored file's sha256 %x", res, err, sum)
 	}
 	// ... and refuses a different one.
 	p3, deps3, _ := setup(t, rows, false, plain)

@@ -15,6 +15,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/internal/tokenize"
+	"github.com/foldcorpus/foldcorpus/internal/version"
 )
 
 // Handoff sends the shards of a neural format (format.Neural) to the
@@ -104,6 +105,7 @@ func adaptShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 		RunID: msg.RunID, Shard: msg.Shard, Total: msg.Total, Manifest: msg.Manifest,
 		RowGroups: msg.RowGroups, Format: f.Name(), Options: msg.Options,
 		Lenient: msg.LenientMissing, Filtered: map[string]int64{},
+		Version: version.String(),
 	}}
 	acc := &st.Accounting
 	mstore := blob.Pin(deps.Store, msg.Manifest, msg.ManifestGeneration)

@@ -27,17 +27,21 @@ func init() {
 }
 
 func runBench(ctx context.Context, args []string) error {
-	if len(args) == 0 {
+	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" {
+		w, err := os.Stderr, error(&exitError{2, fmt.Errorf("missing benchmark kind")})
+		if len(args) > 0 {
+			w, err = os.Stdout, errHelp
+		}
 		names := make([]string, 0, len(benchmarks))
 		for n := range benchmarks {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		fmt.Fprintln(os.Stderr, "usage: foldcorpus bench KIND [flags] [args]\n\nkinds:")
+		fmt.Fprintln(w, "usage: foldcorpus bench KIND [flags] [args]\n\nkinds:")
 		for _, n := range names {
-			fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, benchmarks[n].summary)
+			fmt.Fprintf(w, "  %-10s %s\n", n, benchmarks[n].summary)
 		}
-		return &exitError{2, fmt.Errorf("missing benchmark kind")}
+		return err
 	}
 	b, ok := benchmarks[args[0]]
 	if !ok {

@@ -68,7 +68,7 @@ func runCloudStatus(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	var c cloudFlags
 	c.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
 	}
 	l, closeFn, err := c.ledger(ctx)
@@ -167,7 +167,7 @@ func runRerun(ctx context.Context, args []string) error {
 	c.register(fs)
 	shard := fs.Int("shard", -1, "only this shard (done or not)")
 	gcloud := fs.Bool("gcloud", false, "print the gcloud command that publishes each message instead of publishing")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
 	}
 	if c.topic == "" && !*gcloud {

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -49,22 +50,29 @@ func (o optFlag) Set(v string) error {
 
 func runDoc(ctx context.Context, args []string) error {
 	fset := flag.NewFlagSet("doc", flag.ContinueOnError)
-	name := fset.String("format", cadv2.Name, "structure format: "+strings.Join(formats.Names(), ", "))
+	readers := formats.NamesReading(format.FromStructure)
+	name := fset.String("format", cadv2.Name, "structure format: "+strings.Join(readers, ", ")+" (options: `foldcorpus formats`)")
 	plddtMin := fset.String("residue-plddt-min", "", "contact pool's residue pLDDT minimum (contacts-and-distances-v2; default 70)")
+	entryID := fset.String("entry-id", "", "the document's entry_id (its seed), as the manifest's entry_id column gives it to `run`;\n"+
+		"default: derived from the file's block name (AF-X-F1 for AlphaFold files). Needs exactly one FILE")
 	opts := optFlag{}
 	fset.Var(opts, "opt", "format knob key=value (repeatable), e.g. --opt context_length=4096")
 	fset.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: foldcorpus doc [--format F] [--residue-plddt-min X] [--opt k=v]... FILE...\n\n"+
+		fmt.Fprintln(fset.Output(), "usage: foldcorpus doc [--format F] [--residue-plddt-min X] [--opt k=v]... [--entry-id ID] FILE...\n\n"+
 			"Prints one JSON line per FILE (plain or gzip mmCIF): file, entry_id, outcome (document, filtered\n"+
-			"with reason, or error), num_tokens, sha1, document. The exit status is 0 even when files fail.")
+			"with reason, or error), num_tokens, sha1, document. Every FILE gets its line; the exit status is 1\n"+
+			"when any FILE's outcome is error (a filtered FILE is not an error).\n\nflags:")
 		fset.PrintDefaults()
 	}
-	if err := fset.Parse(args); err != nil {
+	if err := parseFlags(fset, args); err != nil {
 		return &exitError{2, err}
 	}
 	if fset.NArg() == 0 {
 		fset.Usage()
 		return &exitError{2, fmt.Errorf("no FILE given")}
+	}
+	if *entryID != "" && fset.NArg() != 1 {
+		return &exitError{2, fmt.Errorf("--entry-id names one document: give exactly one FILE, got %d", fset.NArg())}
 	}
 	if *plddtMin != "" {
 		if _, err := strconv.ParseFloat(*plddtMin, 64); err != nil {
@@ -72,37 +80,52 @@ func runDoc(ctx context.Context, args []string) error {
 		}
 		opts["residue_plddt_min"] = *plddtMin
 	}
+	if !slices.Contains(readers, *name) {
+		return &exitError{2, fmt.Errorf("--format %q: doc reads mmCIF files, so the format must be one of %s", *name, strings.Join(readers, ", "))}
+	}
 	f, err := formats.New(*name, opts)
 	if err != nil {
 		return &exitError{2, err}
 	}
-	if f.Kind() != format.FromStructure {
-		return &exitError{2, fmt.Errorf("format %s does not read structures", *name)}
-	}
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false) // documents are full of < and >
+	failed := 0
 	for _, file := range fset.Args() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := enc.Encode(docFile(f, file)); err != nil {
+		line := docFile(f, file, *entryID)
+		if line.Outcome == "error" {
+			failed++
+		}
+		if err := enc.Encode(line); err != nil {
 			return err
 		}
 	}
-	return out.Flush()
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return &exitError{1, fmt.Errorf("%d of %d files failed (outcome error)", failed, fset.NArg())}
+	}
+	return nil
 }
 
 // docFile reads and generates one file; every failure becomes the line's
-// error outcome.
-func docFile(f format.Format, file string) docLine {
+// error outcome. entryID seeds the document; when empty it is derived from
+// the file's block name.
+func docFile(f format.Format, file, entryID string) docLine {
 	line := docLine{File: file}
 	s, err := mmcif.ReadFile(file)
 	if err != nil {
 		line.Outcome, line.Error = "error", err.Error()
 		return line
 	}
-	line.EntryID = cadv2.EntryID(s.Name, file)
+	line.EntryID = entryID
+	if line.EntryID == "" {
+		line.EntryID = cadv2.EntryID(s.Name, file)
+	}
 	res, err := f.Generate(format.Input{EntryID: line.EntryID, Structure: s})
 	switch {
 	case err != nil:

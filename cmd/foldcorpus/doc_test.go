@@ -44,7 +44,7 @@ func TestDocFileMatchesGolden(t *testing.T) {
 		{"edge/ciftools_0emp.cif", "error"},
 	}
 	for _, tt := range tests {
-		line := docFile(f, filepath.Join(dir, tt.file))
+		line := docFile(f, filepath.Join(dir, tt.file), "")
 		g := golden[tt.file]
 		if line.Outcome != tt.want || g["outcome"] != tt.want {
 			t.Errorf("%s: outcome %s (golden %v), want %s", tt.file, line.Outcome, g["outcome"], tt.want)

@@ -100,7 +100,7 @@ func runInspect(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "usage: foldcorpus inspect [--json] FILE...")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
 	}
 	if fs.NArg() == 0 {

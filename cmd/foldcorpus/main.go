@@ -4,7 +4,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sort"
@@ -37,36 +40,99 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: foldcorpus COMMAND [flags] [args]\n\ncommands:")
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: foldcorpus COMMAND [flags] [args]   (flags may come before or after the args)\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "\n`foldcorpus help COMMAND` or `foldcorpus COMMAND -h` shows a command's flags.")
+}
+
+// errHelp, returned by a command, means it printed its help: exit status 0.
+var errHelp = flag.ErrHelp
+
+// isHelp reports whether a is a request for help.
+func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
+
+// parseFlags parses args into fs with flags allowed anywhere among the
+// arguments, as in `foldcorpus status DIR --json`; "--" ends the flags.
+// Every command parses its flags with it. A help flag prints the usage on
+// stdout and returns flag.ErrHelp, which main turns into exit status 0.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if isHelp(a) {
+			fs.SetOutput(os.Stdout)
+		}
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	// Parsing "--" alone sets fs.Args() to the positional arguments and
+	// leaves the flags already set as they are.
+	return fs.Parse(append([]string{"--"}, pos...))
 }
 
 func main() {
-	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
-		usage()
-		os.Exit(2)
+	os.Exit(mainCode(os.Args[1:]))
+}
+
+// mainCode runs the command line and returns the exit status: 0 on success
+// and for help, 2 for usage errors, 1 (or the command's own) otherwise.
+func mainCode(args []string) int {
+	if len(args) == 0 {
+		usage(os.Stderr)
+		return 2
 	}
-	cmd, ok := commands[os.Args[1]]
+	name := args[0]
+	args = args[1:]
+	if name == "help" || isHelp(name) {
+		if len(args) == 0 {
+			usage(os.Stdout)
+			return 0
+		}
+		// `foldcorpus help CMD` is `foldcorpus CMD -h`.
+		name, args = args[0], []string{"-h"}
+	}
+	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "foldcorpus: unknown command %q\n", os.Args[1])
-		usage()
-		os.Exit(2)
+		fmt.Fprintf(os.Stderr, "foldcorpus: unknown command %q\n", name)
+		usage(os.Stderr)
+		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := cmd.run(ctx, os.Args[2:]); err != nil {
-		fmt.Fprintf(os.Stderr, "foldcorpus %s: %v\n", cmd.name, err)
-		if ee, ok := err.(*exitError); ok {
-			os.Exit(ee.code)
-		}
-		os.Exit(1)
+	err := cmd.run(ctx, args)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
 	}
+	fmt.Fprintf(os.Stderr, "foldcorpus %s: %v\n", cmd.name, err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
 }

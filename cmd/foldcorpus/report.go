@@ -50,7 +50,7 @@ func runReport(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "usage: foldcorpus report [flags] DIR\n\nDIR is a run's output folder (a path, file:// or gs:// URI).")
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
+	if err := parseFlags(fl, args); err != nil {
 		return &exitError{2, err}
 	}
 	if fl.NArg() != 1 {

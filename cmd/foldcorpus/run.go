@@ -111,7 +111,7 @@ func runRun(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var rf runFlags
 	rf.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
 	}
 	spec, err := rf.spec(ctx)
@@ -216,7 +216,7 @@ func (p *progress) draw(force bool) {
 	rate := float64(docs) / max(el, 1e-9)
 	eta := "?"
 	if rows > 0 && p.totalRows > 0 {
-		eta = (time.Duration(el*float64(p.totalRows-rows)/float64(rows)) * time.Second / time.Second).Round(time.Second).String()
+		eta = etaString(time.Duration(el * float64(p.totalRows-rows) / float64(rows) * float64(time.Second)))
 	}
 	line := fmt.Sprintf("shards %d/%d  docs %d  %.1f docs/s  ETA %s", p.shardsDone.Load(), p.shards, docs, rate, eta)
 	if p.tty {
@@ -229,6 +229,18 @@ func (p *progress) draw(force bool) {
 	} else {
 		fmt.Fprintln(p.w, line)
 	}
+}
+
+// etaString rounds an ETA to what a reader needs: milliseconds under a
+// second, tenths under a minute, seconds above.
+func etaString(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 func (p *progress) stop() {

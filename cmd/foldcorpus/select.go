@@ -38,7 +38,7 @@ func runSelect(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "usage: foldcorpus select --input GLOB --out DIR [flags]")
 		fset.PrintDefaults()
 	}
-	if err := fset.Parse(args); err != nil {
+	if err := parseFlags(fset, args); err != nil {
 		return &exitError{2, err}
 	}
 	if *input == "" || opts.OutDir == "" || fset.NArg() > 0 {

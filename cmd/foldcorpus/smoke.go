@@ -27,7 +27,7 @@ func runSmoke(ctx context.Context, args []string) error {
 	var rf runFlags
 	rf.register(fs)
 	price := fs.Float64("worker-hour-usd", 0.04, "assumed price of one 1-vCPU worker-hour, for the cost projection")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
 	}
 	if rf.numDocs <= 0 {

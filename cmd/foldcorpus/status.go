@@ -31,7 +31,7 @@ func runStatus(ctx context.Context, args []string) error {
 		}
 	}
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
 	}
 	if fs.NArg() != 1 {

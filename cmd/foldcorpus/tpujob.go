@@ -33,7 +33,7 @@ const tpujobDrain = 25 * time.Second
 func runTPUJob(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("tpujob", flag.ContinueOnError)
 	drain := fs.Duration("drain", tpujobDrain, "after SIGTERM, how long the shards in flight may run before they are released and nacked")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
 	}
 	s, err := tpujob.SettingsFromEnv(os.Getenv)

@@ -60,6 +60,7 @@ const RowGroupRows = 128
 // RowsIn = DocsOut + sum(Filtered) + Skipped.
 type Accounting struct {
 	RunID     string            `json:"run_id"`
+	Version   string            `json:"foldcorpus_version,omitempty"` // the build that wrote it (`foldcorpus version`)
 	Shard     int               `json:"shard"`
 	Total     int               `json:"total"`
 	Manifest  string            `json:"manifest"`

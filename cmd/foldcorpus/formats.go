@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats"
+)
+
+func init() {
+	register("formats", "list the document formats, their input and each option with its default (set with --opt key=value)", runFormats)
+}
+
+func runFormats(_ context.Context, args []string) error {
+	fs := flag.NewFlagSet("formats", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: foldcorpus formats [FORMAT...]\n\nLists each format (all when none is named): what it reads and its options with\ntheir defaults, as `run`, `smoke` and `doc` accept them with --opt key=value.")
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return &exitError{2, err}
+	}
+	names := fs.Args()
+	if len(names) == 0 {
+		names = formats.Names()
+	}
+	for i, name := range names {
+		info, err := formats.Describe(name)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		if i > 0 {
+			fmt.Println()
+		}
+		input := "mmCIF structures (the --cif-uri-column objects, or --cif-text-column text)"
+		if info.Input == format.FromRecord {
+			input = "analysis records in the manifest's columns (no fetch)"
+		}
+		fmt.Printf("%s\n  input: %s\n  options:\n", info.Name, input)
+		for _, o := range info.Options {
+			def := o.Default
+			if o.Required {
+				def = "(required)"
+			}
+			fmt.Printf("    %-20s %-18s %s\n", o.Key, def, o.Doc)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package formats
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/format"
+)
+
+// TestDescribe: every registered format is described, and a format built
+// from its listed defaults reads the input kind the registry says.
+func TestDescribe(t *testing.T) {
+	for _, name := range Names() {
+		info, err := Describe(name)
+		if err != nil {
+			t.Errorf("Describe(%s): %v", name, err)
+			continue
+		}
+		if len(info.Options) == 0 {
+			t.Errorf("Describe(%s) lists no options", name)
+		}
+		required := false
+		for _, o := range info.Options {
+			required = required || o.Required
+		}
+		if required { // building needs e.g. weights
+			continue
+		}
+		f, err := New(name, WithDefaults(name, nil))
+		if err != nil {
+			t.Errorf("New(%s, defaults): %v", name, err)
+			continue
+		}
+		if f.Kind() != info.Input {
+			t.Errorf("%s: Kind() = %v, registry says %v", name, f.Kind(), info.Input)
+		}
+	}
+	if len(described) != len(constructors) {
+		t.Errorf("%d formats described, %d registered", len(described), len(constructors))
+	}
+	if got := NamesReading(format.FromRecord); !reflect.DeepEqual(got, []string{"contacts-v1"}) {
+		t.Errorf("NamesReading(FromRecord) = %v", got)
+	}
+}
+
+func TestWithDefaults(t *testing.T) {
+	got := WithDefaults("contacts-v1", map[string]string{"think": "true"})
+	want := map[string]string{"think": "true", "context_length": "8192", "min_contact_degree": "0.001", "min_seq_separation": "6"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("WithDefaults = %v, want %v", got, want)
+	}
+	if got := WithDefaults("no-such-format", map[string]string{"a": "b"}); !reflect.DeepEqual(got, map[string]string{"a": "b"}) {
+		t.Errorf("WithDefaults(unknown) = %v", got)
+	}
+}
