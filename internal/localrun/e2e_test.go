@@ -15,6 +15,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
@@ -57,6 +58,19 @@ func readGolden(t *testing.T, dir string) []golden {
 	return out
 }
 
+// chainFilter returns the filter reason that a golden chain error (the
+// reference's "no polymer chain" and "expected single polymer chain, found
+// N") must be counted under, or "".
+func chainFilter(goldenError string) string {
+	switch {
+	case strings.Contains(goldenError, ": expected single polymer chain, found "):
+		return cadv2.FilteredMultiChain
+	case strings.HasSuffix(goldenError, ": no polymer chain"):
+		return cadv2.FilteredNoPolymer
+	}
+	return ""
+}
+
 var manifestCols = []format.Column{
 	{Name: "entry_id", Type: format.String},
 	{Name: "gcs_uri", Type: format.String},
@@ -80,7 +94,8 @@ func writeManifest(t *testing.T, path string, rows [][]any, rowGroupRows int) {
 // each residue_plddt_min setting of the golden file and both input modes
 // (URI and inline text), runs the pipeline, and checks: every row is
 // accounted for, documents equal the golden ones, every file the reference
-// could not turn into a document fails its shard with its entry id, and
+// could not turn into a document fails its shard with its entry id, except
+// the reference's chain errors, which are counted as filtered by reason, and
 // DuckDB reads the output with the documented schema and row count.
 func TestEndToEndCorpus(t *testing.T) {
 	dir := testcorpus.Dir(t)
@@ -100,6 +115,7 @@ func TestEndToEndCorpus(t *testing.T) {
 				var docs [][]any
 				var wantDocs []golden
 				errFiles := map[string]golden{} // entry id -> golden
+				wantFiltered := map[string]int64{}
 				for _, g := range gs {
 					path := filepath.Join(dir, g.File)
 					text, err := os.ReadFile(path)
@@ -114,6 +130,13 @@ func TestEndToEndCorpus(t *testing.T) {
 					if g.Outcome == "document" {
 						docs = append(docs, row)
 						wantDocs = append(wantDocs, g)
+						continue
+					}
+					// The reference's chain errors are designed-in filters
+					// here: counted by reason in a shard that is done.
+					if reason := chainFilter(g.Error); reason != "" {
+						docs = append(docs, row)
+						wantFiltered[reason]++
 						continue
 					}
 					// A file the reference fails on gets its own manifest
@@ -151,6 +174,7 @@ func TestEndToEndCorpus(t *testing.T) {
 					t.Fatal(err)
 				}
 				var rowsIn, docsOut int64
+				filtered := map[string]int64{}
 				failed := map[string]bool{}
 				for _, s := range shards[sum.Plan.Run.ID] {
 					switch s.Status {
@@ -165,6 +189,9 @@ func TestEndToEndCorpus(t *testing.T) {
 						}
 						rowsIn += c.RowsIn
 						docsOut += c.DocsOut
+						for k, n := range c.Filtered {
+							filtered[k] += n
+						}
 					case ledger.Failed:
 						if _, ok := errFiles[s.EntryID]; !ok || s.Error == "" {
 							t.Errorf("shard %d failed at entry %q (%s); the reference writes a document for it", s.Index, s.EntryID, s.Error)
@@ -179,8 +206,8 @@ func TestEndToEndCorpus(t *testing.T) {
 						t.Errorf("%s: the reference fails (%s) but its shard did not", g.File, g.Error)
 					}
 				}
-				if rowsIn != int64(len(docs)) || docsOut != int64(len(wantDocs)) {
-					t.Errorf("done shards: rows_in %d, docs %d; want %d and %d", rowsIn, docsOut, len(docs), len(wantDocs))
+				if rowsIn != int64(len(docs)) || docsOut != int64(len(wantDocs)) || fmt.Sprint(filtered) != fmt.Sprint(wantFiltered) {
+					t.Errorf("done shards: rows_in %d, docs %d, filtered %v; want %d, %d, %v", rowsIn, docsOut, filtered, len(docs), len(wantDocs), wantFiltered)
 				}
 
 				// Documents equal the golden ones, in manifest order.
