@@ -135,9 +135,11 @@ func generateSafely(f format.Format, in format.Input) (res format.Result, err er
 // flight and hands the outcomes to consume strictly in input order. Parsing
 // and generating happen outside the fetch slots, so the fetches stay busy
 // while the CPU works. At most 2*FetchConcurrency rows are in flight or
-// waiting to be consumed, which bounds memory. The first failing row in
-// input order stops the pool and is returned.
-func fetchPool(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, batches []*manifest.Rows, passIdx []int, consume func(rowOut) error) error {
+// waiting to be consumed, which bounds memory. A bad row (a permanent row
+// failure) is recorded in bad and the pool goes on; any other failure (a
+// transient one, a cancelled ctx, an error from consume) stops the pool and
+// is returned.
+func fetchPool(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, batches []*manifest.Rows, passIdx []int, bad *badRows, consume func(rowOut) error) error {
 	conc := deps.FetchConcurrency
 	if conc <= 0 {
 		conc = DefaultFetchConcurrency
@@ -190,6 +192,10 @@ func fetchPool(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 			break
 		}
 		if o.err != nil {
+			if bad.add(ctx, o.err) {
+				<-window
+				continue
+			}
 			err = o.err
 			break
 		}

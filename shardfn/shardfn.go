@@ -6,10 +6,13 @@
 // counts designed-in filter outcomes by reason, generates documents, writes
 // one parquet file create-only, and marks the shard done with its counts.
 //
-// Any row that cannot be fetched, parsed or generated fails the shard with
-// its entry id and cause (recorded in the ledger), unless the run opted into
-// lenient mode for missing objects, where each missing object is skipped and
-// counted. RowsIn = DocsOut + sum(Filtered) + Skipped, always.
+// Any row that cannot be fetched, parsed or generated fails the shard, unless
+// the run opted into lenient mode for missing objects, where each missing
+// object is skipped and counted. The shard goes on through its other rows
+// to find every bad row (BadRowsError: each with its entry id, row number,
+// stage and cause, recorded in the ledger up to ledger.MaxBadRows), but a
+// failed shard never writes output. RowsIn = DocsOut + sum(Filtered) +
+// Skipped for every shard that is done.
 //
 // The manifest is read at the generation the message pins
 // (ShardMessage.ManifestGeneration), when it pins one.
@@ -29,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
@@ -117,6 +121,74 @@ func (e *RowError) Error() string {
 }
 func (e *RowError) Unwrap() error { return e.Err }
 
+// BadRowsError is the failure of a shard with one or more bad rows, in
+// input order: the first ledger.MaxBadRows of them in Rows, the number of
+// the others in More. Every row error is permanent.
+type BadRowsError struct {
+	Rows []*RowError
+	More int64
+}
+
+func (e *BadRowsError) Error() string {
+	if len(e.Rows) == 1 && e.More == 0 {
+		return e.Rows[0].Error()
+	}
+	const show = 3
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d bad rows: ", int64(len(e.Rows))+e.More)
+	for i, r := range e.Rows[:min(show, len(e.Rows))] {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(r.Error())
+	}
+	if rest := int64(len(e.Rows)-min(show, len(e.Rows))) + e.More; rest > 0 {
+		fmt.Fprintf(&b, "; and %d more (every one in the ledger's bad rows, up to %d)", rest, ledger.MaxBadRows)
+	}
+	return b.String()
+}
+
+// Unwrap returns the row errors (errors.As finds the first).
+func (e *BadRowsError) Unwrap() []error {
+	out := make([]error, len(e.Rows))
+	for i, r := range e.Rows {
+		out[i] = r
+	}
+	return out
+}
+
+// badRows collects a shard's bad rows (see BadRowsError).
+type badRows struct {
+	rows []*RowError
+	more int64
+}
+
+// add records o's failure and reports true when it is a bad row: a
+// permanent row failure while ctx is live. Anything else (a transient
+// failure, a cancelled run) must stop the shard.
+func (b *badRows) add(ctx context.Context, err error) bool {
+	var re *RowError
+	if ctx.Err() != nil || !errors.As(err, &re) || errors.Is(err, derrors.ErrTransient) || !errors.Is(err, derrors.ErrPermanent) {
+		return false
+	}
+	if len(b.rows) < ledger.MaxBadRows {
+		b.rows = append(b.rows, re)
+	} else {
+		b.more++
+	}
+	return true
+}
+
+func (b *badRows) failed() bool { return len(b.rows) > 0 }
+
+// err is the shard's failure, or nil when no row was bad.
+func (b *badRows) err() error {
+	if !b.failed() {
+		return nil
+	}
+	return &BadRowsError{Rows: b.rows, More: b.more}
+}
+
 // Process runs one shard (see the package doc). It returns a nil error when
 // the shard is done (now or before), or, for a neural format with
 // Deps.Handoff set, staged and handed to the accelerator job (Result.Staged). A returned error wrapping
@@ -185,7 +257,8 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 // expires and a redelivery or rerun redoes the shard. Transient: the shard
 // goes back to pending (never shown as failed), the cause kept as its last
 // error, for the redelivery to retry. Anything else fails the shard with the
-// failing row's entry id and its counts so far, permanently.
+// first failing row's entry id, every bad row (BadRowsError) and its counts
+// so far, permanently.
 func settle(ctx context.Context, deps Deps, shard ledger.Shard, acc corpus.Accounting, err error) error {
 	if ctx.Err() != nil {
 		return derrors.Transient(err)
@@ -200,6 +273,15 @@ func settle(ctx context.Context, deps Deps, shard ledger.Shard, acc corpus.Accou
 	var re *RowError
 	if errors.As(err, &re) {
 		shard.EntryID = re.EntryID
+	}
+	var bad *BadRowsError
+	if errors.As(err, &bad) {
+		for _, r := range bad.Rows {
+			shard.BadRows = append(shard.BadRows, ledger.BadRow{EntryID: r.EntryID, Row: r.Row, Stage: r.Stage, Error: r.Err.Error()})
+		}
+		shard.BadRowsMore = bad.More
+	} else if re != nil {
+		shard.BadRows = []ledger.BadRow{{EntryID: re.EntryID, Row: re.Row, Stage: re.Stage, Error: re.Err.Error()}}
 	}
 	shard.Counts = counts(acc)
 	if ferr := deps.Ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
@@ -304,6 +386,7 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 		fmtIdx[i] = out.Index(c.Name)
 	}
 	sha1Own := out.Index(corpus.SHA1) >= 0 && containsCol(f.Columns(), corpus.SHA1)
+	var bad badRows
 
 	consume := func(r rowOut) error {
 		tm.Fetch += r.fetch
@@ -319,6 +402,9 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 		case r.result.Filtered != "":
 			acc.Filtered[r.result.Filtered]++
 			outcome = r.result.Filtered
+		case bad.failed():
+			// the shard has failed and writes nothing: only counted
+			acc.DocsOut++
 		default:
 			wstart := time.Now()
 			vals := make([]any, len(out.Columns))
@@ -364,7 +450,7 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 		if err != nil {
 			return acc, nil, err
 		}
-		err = fetchPool(ctx, deps, msg, f, rows, passIdx, consume)
+		err = fetchPool(ctx, deps, msg, f, rows, passIdx, &bad, consume)
 	} else {
 		err = manifest.ReadShard(ctx, mstore, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
 			tm.Manifest += time.Since(mstart)
@@ -374,6 +460,9 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 				}
 				o := processRow(ctx, deps, msg, f, r, i, passIdx, nil)
 				if o.err != nil {
+					if bad.add(ctx, o.err) {
+						continue
+					}
 					return o.err
 				}
 				if err := consume(o); err != nil {
@@ -383,6 +472,9 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 			mstart = time.Now()
 			return nil
 		})
+	}
+	if err == nil {
+		err = bad.err()
 	}
 	if err != nil {
 		return acc, nil, err

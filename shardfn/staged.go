@@ -99,7 +99,7 @@ func (a adaptOnly) Generate(in format.Input) (format.Result, error) {
 // order), parses and adapts every row, and returns the staged shard: its
 // accounting so far (every row in rows_in; filtered and skipped rows
 // counted) and one adapted row per remaining row, with its passthrough
-// values. The first failing row fails the shard, as in run.
+// values. Bad rows fail the shard, every one recorded, as in run.
 func adaptShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Neural, tm *Timing) (*tokenize.Staged, error) {
 	st := &tokenize.Staged{Accounting: corpus.Accounting{
 		RunID: msg.RunID, Shard: msg.Shard, Total: msg.Total, Manifest: msg.Manifest,
@@ -136,7 +136,8 @@ func adaptShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 	if err != nil {
 		return st, err
 	}
-	err = fetchPool(ctx, deps, msg, adaptOnly{f}, rows, passIdx, func(r rowOut) error {
+	var bad badRows
+	err = fetchPool(ctx, deps, msg, adaptOnly{f}, rows, passIdx, &bad, func(r rowOut) error {
 		tm.Fetch += r.fetch
 		tm.Parse += r.parse
 		tm.Generate += r.generate
@@ -148,6 +149,8 @@ func adaptShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 			acc.SkippedIDs = append(acc.SkippedIDs, r.entryID)
 		case r.result.Filtered != "":
 			acc.Filtered[r.result.Filtered]++
+		case bad.failed():
+			// the shard has failed and stages nothing
 		default:
 			in, ok := r.result.Values[0].(*b2t.Input)
 			if !ok || in == nil {
@@ -157,5 +160,8 @@ func adaptShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 		}
 		return nil
 	})
+	if err == nil {
+		err = bad.err()
+	}
 	return st, err
 }

@@ -136,6 +136,7 @@ func cloudStatusTo(ctx context.Context, w io.Writer, l *firestoreledger.Ledger, 
 		switch s.Status {
 		case ledger.Failed, ledger.DeadLettered:
 			fmt.Fprintf(w, "  %s shard %05d (attempts %d): entry %s: %s\n", s.Status, s.Index, s.Attempts, dash(s.EntryID), s.Error)
+			printBadRows(w, s)
 		case ledger.Running:
 			if now.After(s.Lease) {
 				fmt.Fprintf(w, "  stalled shard %05d (running, lease expired %s ago, attempts %d)\n", s.Index, now.Sub(s.Lease).Round(time.Second), s.Attempts)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -90,6 +91,7 @@ func printRunStatus(r ledger.Run, shards []ledger.Shard) bool {
 		switch s.Status {
 		case ledger.Failed, ledger.DeadLettered:
 			fmt.Printf("  %s shard %05d (attempts %d, entry %s): %s\n", s.Status, s.Index, s.Attempts, orDash(s.EntryID), s.Error)
+			printBadRows(os.Stdout, s)
 		case ledger.Pending, ledger.Running:
 			if s.LastError != "" { // released after a transient failure
 				fmt.Printf("  missing shard %05d (%s, attempts %d): last error: %s\n", s.Index, s.Status, s.Attempts, s.LastError)
@@ -105,6 +107,20 @@ func printRunStatus(r ledger.Run, shards []ledger.Shard) bool {
 		fmt.Fprintf(os.Stdout, "  NOT COMPLETE: rerun the same `foldcorpus run` command to process the %d shards not done\n", failed+missing)
 	}
 	return ok
+}
+
+// printBadRows lists a failed shard's bad rows, one line each, and the
+// number of those beyond the ledger's bound.
+func printBadRows(w io.Writer, s ledger.Shard) {
+	if len(s.BadRows) < 2 && s.BadRowsMore == 0 {
+		return // the shard's line names its one bad row
+	}
+	for _, b := range s.BadRows {
+		fmt.Fprintf(w, "    bad row %d: entry %s: %s: %s\n", b.Row, orDash(b.EntryID), b.Stage, b.Error)
+	}
+	if s.BadRowsMore > 0 {
+		fmt.Fprintf(w, "    and %d more bad rows (the ledger keeps the first %d)\n", s.BadRowsMore, ledger.MaxBadRows)
+	}
 }
 
 func orDash(s string) string {

@@ -87,14 +87,28 @@ type shardDoc struct {
 	SHA256   string           `firestore:"sha256"`
 	EntryID  string           `firestore:"entry_id"`
 	Error    string           `firestore:"error"`
+	BadRows  []badRowDoc      `firestore:"bad_rows,omitempty"`
+	BadMore  int64            `firestore:"bad_rows_more,omitempty"`
 	LastErr  string           `firestore:"last_error"`
 	Started  time.Time        `firestore:"started"`
 	Finished time.Time        `firestore:"finished"`
 	Updated  time.Time        `firestore:"updated"`
 }
 
+type badRowDoc struct {
+	EntryID string `firestore:"entry_id"`
+	Row     int64  `firestore:"row"`
+	Stage   string `firestore:"stage"`
+	Error   string `firestore:"error"`
+}
+
 func toShard(d shardDoc) ledger.Shard {
+	var bad []ledger.BadRow
+	for _, b := range d.BadRows {
+		bad = append(bad, ledger.BadRow(b))
+	}
 	return ledger.Shard{
+		BadRows: bad, BadRowsMore: d.BadMore,
 		RunID: d.RunID, Index: d.Index, Status: ledger.Status(d.Status), Attempts: d.Attempts, Lease: d.Lease,
 		Counts: ledger.Counts{RowsIn: d.RowsIn, DocsOut: d.DocsOut, Filtered: d.Filtered, Skipped: d.Skipped},
 		Output: d.Output, SHA256: d.SHA256, EntryID: d.EntryID, Error: d.Error, LastError: d.LastErr,
@@ -103,7 +117,12 @@ func toShard(d shardDoc) ledger.Shard {
 }
 
 func fromShard(s ledger.Shard, now time.Time) shardDoc {
+	var bad []badRowDoc
+	for _, b := range s.BadRows {
+		bad = append(bad, badRowDoc(b))
+	}
 	return shardDoc{
+		BadRows: bad, BadMore: s.BadRowsMore,
 		RunID: s.RunID, Index: s.Index, Status: string(s.Status), Attempts: s.Attempts, Lease: s.Lease,
 		RowsIn: s.Counts.RowsIn, DocsOut: s.Counts.DocsOut, Filtered: s.Counts.Filtered, Skipped: s.Counts.Skipped,
 		Output: s.Output, SHA256: s.SHA256, EntryID: s.EntryID, Error: s.Error, LastErr: s.LastError,
@@ -203,7 +222,7 @@ func (l *Ledger) Claim(ctx context.Context, runID string, shard int, lease time.
 		s.Attempts++
 		s.Lease = now.Add(lease)
 		s.Started = now
-		s.Error, s.EntryID = "", ""
+		s.ClearFailure()
 		out = s
 		return tx.Set(ref, fromShard(s, now))
 	})
@@ -230,18 +249,19 @@ func getShard(tx *firestore.Transaction, ref *firestore.DocumentRef) (shardDoc, 
 func (l *Ledger) Complete(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "firestoreledger.Complete(%s, %d)", s.RunID, s.Index)
 	s.Status = ledger.Done
-	s.Error, s.EntryID = "", ""
+	s.ClearFailure()
 	return l.finish(ctx, s, nil)
 }
 
 // Fail records the shard as failed, or dead-lettered when s.Status says so,
-// with s.EntryID and s.Error. A done shard stays done and Fail returns an
+// with s.EntryID, s.Error and s.BadRows (bounded). A done shard stays done and Fail returns an
 // error wrapping derrors.ErrAlreadyDone. Repeating Fail rewrites the cause.
 func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "firestoreledger.Fail(%s, %d)", s.RunID, s.Index)
 	if s.Status != ledger.DeadLettered {
 		s.Status = ledger.Failed
 	}
+	s.BoundBadRows()
 	return l.finish(ctx, s, derrors.ErrAlreadyDone)
 }
 
@@ -289,6 +309,7 @@ func (l *Ledger) Release(ctx context.Context, s ledger.Shard) (err error) {
 		old.Status = string(ledger.Pending)
 		old.Lease = time.Time{}
 		old.Error, old.EntryID = "", ""
+		old.BadRows, old.BadMore = nil, 0
 		old.LastErr = s.Error
 		if old.LastErr == "" {
 			old.LastErr = "transient failure"

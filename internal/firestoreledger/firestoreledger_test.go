@@ -211,3 +211,42 @@ func TestProgressManyShards(t *testing.T) {
 		t.Errorf("Shards = %d records, %v", len(shards), err)
 	}
 }
+
+// TestBadRows: a failed shard's bad rows round-trip through Firestore
+// (bounded), and a new claim clears them.
+func TestBadRows(t *testing.T) {
+	l, _ := newLedger(t)
+	ctx := context.Background()
+	if err := l.CreateRun(ctx, ledger.Run{ID: runID, Shards: 1}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Claim(ctx, runID, 0, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.EntryID, s.Error = "E0", "bad rows"
+	for i := range ledger.MaxBadRows + 2 {
+		s.BadRows = append(s.BadRows, ledger.BadRow{EntryID: fmt.Sprintf("E%d", i), Row: int64(i), Stage: "fetch", Error: "not found"})
+	}
+	if err := l.Fail(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	shards, err := l.Shards(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := shards[0]
+	if got.Status != ledger.Failed || len(got.BadRows) != ledger.MaxBadRows || got.BadRowsMore != 2 {
+		t.Fatalf("failed shard %s: %d bad rows + %d more; want failed, %d + 2", got.Status, len(got.BadRows), got.BadRowsMore, ledger.MaxBadRows)
+	}
+	if want := (ledger.BadRow{EntryID: "E7", Row: 7, Stage: "fetch", Error: "not found"}); got.BadRows[7] != want {
+		t.Errorf("bad row 7 = %+v, want %+v", got.BadRows[7], want)
+	}
+	if s, err := l.Claim(ctx, runID, 0, time.Minute); err != nil || len(s.BadRows) != 0 || s.BadRowsMore != 0 {
+		t.Errorf("Claim of a failed shard = %+v, %v; want its bad rows cleared", s, err)
+	}
+	shards, _ = l.Shards(ctx, runID)
+	if len(shards[0].BadRows) != 0 {
+		t.Errorf("stored shard after a claim still has %d bad rows", len(shards[0].BadRows))
+	}
+}

@@ -6,6 +6,7 @@ package ledger
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -39,6 +40,44 @@ type Counts struct {
 	Skipped  int64            `json:"skipped"`
 }
 
+// MaxBadRows bounds the bad rows a failed shard records (Shard.BadRows);
+// the ones beyond it are only counted (Shard.BadRowsMore).
+const MaxBadRows = 100
+
+// MaxBadRowError bounds the length in bytes of one BadRow.Error.
+const MaxBadRowError = 1000
+
+// BadRow is one row that failed its shard: which entry, at which stage
+// (manifest, fetch, parse, generate, write), why.
+type BadRow struct {
+	EntryID string `json:"entry_id"`
+	Row     int64  `json:"row"` // row number within the manifest file
+	Stage   string `json:"stage"`
+	Error   string `json:"error"`
+}
+
+// BoundBadRows keeps the first MaxBadRows of s.BadRows, counting the rest
+// in s.BadRowsMore, and cuts each error to MaxBadRowError bytes, so that a
+// shard record stays small (a Firestore document holds at most 1 MiB).
+func (s *Shard) BoundBadRows() {
+	if n := len(s.BadRows); n > MaxBadRows {
+		s.BadRowsMore += int64(n - MaxBadRows)
+		s.BadRows = s.BadRows[:MaxBadRows:MaxBadRows]
+	}
+	for i := range s.BadRows {
+		if e := s.BadRows[i].Error; len(e) > MaxBadRowError {
+			s.BadRows[i].Error = strings.ToValidUTF8(e[:MaxBadRowError], "") + "..."
+		}
+	}
+}
+
+// ClearFailure empties the failure fields (Error, EntryID, BadRows,
+// BadRowsMore): for a shard that is claimed, released or done.
+func (s *Shard) ClearFailure() {
+	s.Error, s.EntryID = "", ""
+	s.BadRows, s.BadRowsMore = nil, 0
+}
+
 // Shard is the ledger record of one shard.
 type Shard struct {
 	RunID    string    `json:"run_id"`
@@ -51,6 +90,10 @@ type Shard struct {
 	SHA256   string    `json:"sha256,omitempty"`   // of the output object
 	EntryID  string    `json:"entry_id,omitempty"` // failing row, when failed
 	Error    string    `json:"error,omitempty"`
+	// BadRows are the rows that failed a failed shard, in input order: the
+	// first MaxBadRows of them; BadRowsMore counts the rest.
+	BadRows     []BadRow `json:"bad_rows,omitempty"`
+	BadRowsMore int64    `json:"bad_rows_more,omitempty"`
 	// LastError is the cause of the latest transient failure (set by
 	// Release). It survives later claims and completion, so a shard that
 	// is dead-lettered after repeated transient failures still shows why.
@@ -74,7 +117,8 @@ type Ledger interface {
 	Claim(ctx context.Context, runID string, shard int, lease time.Duration) (Shard, error)
 	// Complete marks the shard done with its counts and output. Idempotent.
 	Complete(ctx context.Context, s Shard) error
-	// Fail marks the shard failed (or dead-lettered) with the cause.
+	// Fail marks the shard failed (or dead-lettered) with the cause (Error,
+	// EntryID, and every bad row: BadRows, bounded by BoundBadRows).
 	// Only for permanent failures: the shard will not heal by itself.
 	Fail(ctx context.Context, s Shard) error
 	// Release gives up a claim after a transient failure (the message is

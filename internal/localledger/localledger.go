@@ -233,7 +233,7 @@ func (l *Ledger) Claim(ctx context.Context, runID string, shard int, lease time.
 	s.Attempts++
 	s.Lease = now.Add(lease)
 	s.Started = now
-	s.Error, s.EntryID = "", ""
+	s.ClearFailure()
 	if err := l.append(entry{Shard: &s}); err != nil {
 		return s, err
 	}
@@ -254,12 +254,12 @@ func (l *Ledger) Complete(ctx context.Context, s ledger.Shard) (err error) {
 		return nil
 	}
 	s.Status = ledger.Done
-	s.Error, s.EntryID = "", ""
+	s.ClearFailure()
 	return l.finish(s, old)
 }
 
 // Fail records the shard as failed (or dead-lettered when s.Status says so)
-// with s.EntryID and s.Error. A done shard stays done.
+// with s.EntryID, s.Error and s.BadRows (bounded). A done shard stays done.
 func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "localledger.Fail(%s, %d)", s.RunID, s.Index)
 	l.mu.Lock()
@@ -274,6 +274,7 @@ func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 	if s.Status != ledger.DeadLettered {
 		s.Status = ledger.Failed
 	}
+	s.BoundBadRows()
 	return l.finish(s, old)
 }
 
@@ -317,7 +318,7 @@ func (l *Ledger) Release(ctx context.Context, s ledger.Shard) (err error) {
 	}
 	old.Status = ledger.Pending
 	old.Lease = time.Time{}
-	old.Error, old.EntryID = "", ""
+	old.ClearFailure()
 	old.LastError = s.Error
 	if old.LastError == "" {
 		old.LastError = "transient failure"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -146,5 +147,48 @@ func TestRelease(t *testing.T) {
 	}
 	if got := snap["r1"][0]; got.Status != ledger.Done || got.LastError != "gcs: 503 backend error" {
 		t.Errorf("after replay shard = %+v", got)
+	}
+}
+
+// TestBadRows: a failed shard's bad rows are kept (bounded) through a
+// replay, and a new claim clears them.
+func TestBadRows(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.CreateRun(ctx, ledger.Run{ID: "r1", Shards: 1}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Claim(ctx, "r1", 0, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.EntryID, s.Error = "E0", "2 bad rows"
+	for i := range ledger.MaxBadRows + 3 {
+		s.BadRows = append(s.BadRows, ledger.BadRow{EntryID: "E" + strconv.Itoa(i), Row: int64(i), Stage: "parse", Error: "line 1: bad"})
+	}
+	s.BadRowsMore = 4
+	if err := l.Fail(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	_, snap, err := Snapshot(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := snap["r1"][0]
+	if len(got.BadRows) != ledger.MaxBadRows || got.BadRowsMore != 7 || got.BadRows[1] != (ledger.BadRow{EntryID: "E1", Row: 1, Stage: "parse", Error: "line 1: bad"}) {
+		t.Errorf("replayed bad rows: %d + %d more, [1] = %+v; want %d + 7", len(got.BadRows), got.BadRowsMore, got.BadRows[1], ledger.MaxBadRows)
+	}
+	l2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	if s, err := l2.Claim(ctx, "r1", 0, time.Hour); err != nil || len(s.BadRows) != 0 || s.BadRowsMore != 0 || s.Error != "" {
+		t.Errorf("Claim of a failed shard = %+v, %v; want its failure cleared", s, err)
 	}
 }
