@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/corpus"
+	"github.com/foldcorpus/foldcorpus/internal/hf"
+	"github.com/foldcorpus/foldcorpus/internal/hf/hubtest"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/synth"
+)
+
+// hubWithStructures serves files AFDB-shaped manifests of synthetic
+// structures whose gcs_uri points at the structures written under dir, with
+// the same text inline in cif_content.
+func hubWithStructures(t *testing.T, dir string, files, rows int, opts hubtest.Options) (*hubtest.Server, []hubtest.File) {
+	t.Helper()
+	cifDir := filepath.Join(dir, "cif")
+	if err := os.MkdirAll(cifDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var hub []hubtest.File
+	for f := 0; f < files; f++ {
+		for i := f * rows; i < (f+1)*rows; i++ {
+			p := synth.Make(synth.SampleSeed, i, 40, 260)
+			if err := os.WriteFile(filepath.Join(cifDir, p.EntryID+".cif"), p.CIF, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		data, err := hubtest.AFDBFile(hubtest.ManifestOptions{First: f * rows, Rows: rows, RowGroup: 8, Structures: true,
+			URI: func(id string) string { return "file://" + filepath.Join(cifDir, id+".cif") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hub = append(hub, hubtest.File{Path: fmt.Sprintf("data/train-%05d-of-%05d.parquet", f, files), Data: data})
+	}
+	opts.Repo, opts.Files = "timodonnell/afdb-e2e", hub
+	srv := hubtest.New(opts)
+	t.Cleanup(srv.Close)
+	return srv, hub
+}
+
+// docsByEntry reads every document of the corpus files matching glob.
+func docsByEntry(t *testing.T, glob string) map[string]string {
+	t.Helper()
+	parts, _ := filepath.Glob(glob)
+	docs := map[string]string{}
+	for _, p := range parts {
+		err := corpus.Read(context.Background(), localblob.Store{}, p, []string{"entry_id", "document"}, func(r *manifest.Rows) error {
+			for _, v := range r.Values {
+				docs[v[0].(string)] = v[1].(string)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return docs
+}
+
+// TestFetchManifestSelectRun goes from the (fake) Hub to a corpus with the
+// commands a user runs: fetch-manifest (HF_ENDPOINT, HF_TOKEN), then select
+// on its output, then run on the selection. Every document equals the one
+// built from the full source files' inline cif_content.
+func TestFetchManifestSelectRun(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	srv, hub := hubWithStructures(t, dir, 3, 24, hubtest.Options{Token: "hf_secret", PageSize: 2})
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", "hf_secret")
+
+	fetched := filepath.Join(dir, "fetched")
+	if err := runFetchManifest(ctx, []string{"hf://datasets/timodonnell/afdb-e2e", "--out", fetched, "--concurrency", "2"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(fetched, hf.LockName)); err != nil {
+		t.Fatal(err)
+	}
+	sel := filepath.Join(dir, "sel")
+	if err := runSelect(ctx, []string{"--input", filepath.Join(fetched, "data", "*.parquet"), "--out", sel, "--num-rounds", "2", "--shard-size", "16"}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "corpus")
+	if err := runRun(ctx, []string{"--manifest", filepath.Join(sel, "train", "shard_*.parquet"), "--out", out, "--workers", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	got := docsByEntry(t, filepath.Join(out, "*.parquet"))
+
+	// The reference: the full source files, documents from cif_content.
+	full := filepath.Join(dir, "full")
+	for _, f := range hub {
+		if err := (localblob.Store{}).Create(ctx, filepath.Join(full, f.Path), f.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := filepath.Join(dir, "ref")
+	if err := runRun(ctx, []string{"--manifest", filepath.Join(full, "data", "*.parquet"), "--cif-text-column", "cif_content", "--out", ref, "--workers", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	want := docsByEntry(t, filepath.Join(ref, "*.parquet"))
+	if len(got) < 20 || len(want) != 72 {
+		t.Fatalf("%d documents from the fetched+selected manifest, %d from the full files; want at least 20 and 72", len(got), len(want))
+	}
+	for id, doc := range got {
+		if want[id] != doc {
+			t.Errorf("%s: the document from the fetched manifest differs from the one from cif_content", id)
+		}
+	}
+	if c := srv.Counts(); c.Resolves != 3 {
+		t.Errorf("%d resolves, want 3", c.Resolves)
+	}
+}

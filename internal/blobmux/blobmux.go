@@ -1,0 +1,86 @@
+// Package blobmux routes blob.Store calls by URI: gs:// URIs to a GCS store
+// (package internal/gcs), everything else (paths, file:// URIs) to the local
+// one, so one run can read a gs:// manifest and objects and write locally,
+// or the other way round.
+package blobmux
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+)
+
+// Store routes by URI. GCS may be nil: gs:// URIs are then a permanent
+// error. Safe for concurrent use when both stores are.
+type Store struct {
+	Local blob.Store
+	GCS   blob.Store
+}
+
+var (
+	_ blob.Store            = Store{}
+	_ blob.GenerationOpener = Store{}
+)
+
+func (s Store) pick(uri string) (blob.Store, error) {
+	if strings.HasPrefix(uri, "gs://") {
+		if s.GCS == nil {
+			return nil, derrors.Permanent(fmt.Errorf("%s: no GCS store configured", uri))
+		}
+		return s.GCS, nil
+	}
+	return s.Local, nil
+}
+
+// ReadAll is the routed store's ReadAll.
+func (s Store) ReadAll(ctx context.Context, uri string) ([]byte, error) {
+	st, err := s.pick(uri)
+	if err != nil {
+		return nil, err
+	}
+	return st.ReadAll(ctx, uri)
+}
+
+// Open is the routed store's Open.
+func (s Store) Open(ctx context.Context, uri string) (blob.Object, error) {
+	st, err := s.pick(uri)
+	if err != nil {
+		return nil, err
+	}
+	return st.Open(ctx, uri)
+}
+
+// Create is the routed store's Create.
+func (s Store) Create(ctx context.Context, uri string, data []byte) error {
+	st, err := s.pick(uri)
+	if err != nil {
+		return err
+	}
+	return st.Create(ctx, uri, data)
+}
+
+// List is the routed store's List.
+func (s Store) List(ctx context.Context, pattern string) ([]string, error) {
+	st, err := s.pick(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return st.List(ctx, pattern)
+}
+
+// OpenGeneration is the routed store's OpenGeneration; a store without
+// generations gives a permanent error.
+func (s Store) OpenGeneration(ctx context.Context, uri string, generation int64) (blob.Object, error) {
+	st, err := s.pick(uri)
+	if err != nil {
+		return nil, err
+	}
+	g, ok := st.(blob.GenerationOpener)
+	if !ok {
+		return nil, derrors.Permanent(fmt.Errorf("%s: generation %d asked for, but this store has no object generations", uri, generation))
+	}
+	return g.OpenGeneration(ctx, uri, generation)
+}

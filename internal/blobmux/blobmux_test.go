@@ -1,0 +1,51 @@
+package blobmux
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+)
+
+// recorder is a blob.Store that records the URIs it was asked for.
+type recorder struct {
+	blob.Store
+	got []string
+}
+
+func (r *recorder) ReadAll(_ context.Context, uri string) ([]byte, error) {
+	r.got = append(r.got, uri)
+	return []byte("gcs"), nil
+}
+
+func TestRoute(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	local := filepath.Join(dir, "a.txt")
+	if err := (localblob.Store{}).Create(ctx, local, []byte("local")); err != nil {
+		t.Fatal(err)
+	}
+	g := &recorder{}
+	s := Store{Local: localblob.Store{}, GCS: g}
+	tests := []struct{ uri, want string }{
+		{local, "local"},
+		{"file://" + local, "local"},
+		{"gs://b/o", "gcs"},
+	}
+	for _, tt := range tests {
+		got, err := s.ReadAll(ctx, tt.uri)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("ReadAll(%s) = %q, %v; want %q", tt.uri, got, err, tt.want)
+		}
+	}
+	if len(g.got) != 1 || g.got[0] != "gs://b/o" {
+		t.Errorf("GCS store saw %v, want [gs://b/o]", g.got)
+	}
+	if _, err := (Store{Local: localblob.Store{}}).ReadAll(ctx, "gs://b/o"); !errors.Is(err, derrors.ErrPermanent) {
+		t.Errorf("gs:// without a GCS store: err = %v, want permanent", err)
+	}
+}
