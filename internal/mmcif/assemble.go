@@ -2,60 +2,98 @@ package mmcif
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
+// entityTypeOf is gemmi 0.5.7's entity_type_from_string: exact,
+// case-sensitive names; anything else is unknown.
 func entityTypeOf(s []byte) structure.EntityType {
-	switch {
-	case eqFold(s, "polymer"):
+	switch string(s) {
+	case "polymer":
 		return structure.EntityPolymer
-	case eqFold(s, "non-polymer"):
+	case "non-polymer":
 		return structure.EntityNonPolymer
-	case eqFold(s, "branched"):
+	case "branched":
 		return structure.EntityBranched
-	case eqFold(s, "water"):
+	case "water":
 		return structure.EntityWater
 	}
 	return structure.EntityUnknown
 }
 
-// isWaterName is gemmi's water test (case-insensitive, as gemmi 0.5.7 does).
+// isWaterName is gemmi's Residue::is_water (HOH, WAT, DOD, H2O compared
+// with ialpha4_id, which ignores case).
 func isWaterName(n string) bool {
 	b := []byte(n)
 	return eqFold(b, "hoh") || eqFold(b, "wat") || eqFold(b, "dod") || eqFold(b, "h2o")
 }
 
-// assignEntities sets Residue.Entity the way gemmi 0.5.7 does when it reads
-// mmCIF: each run of consecutive residues of one chain part sharing
-// label_asym_id (gemmi's Chain::subchains()) takes the _entity.type of its
-// entity, found through _struct_asym (subchain -> entity) when that
-// category is present, else through the label_entity_id of the first
-// residue of the subchain. When the entity or its type is unknown, the run
-// is Water if its first residue is water, Polymer if it has more than one
-// residue, NonPolymer otherwise.
+// sameSeqID is gemmi's SeqId::operator== between residues ri and rj: the
+// same number (or both without one) and the same insertion code ignoring
+// case. It is the group_key of gemmi's first-conformer iteration.
+func (b *builder) sameSeqID(ri, rj int32) bool {
+	x, y := &b.res[ri], &b.res[rj]
+	return x.hasSeq == y.hasSeq && (!x.hasSeq || x.r.AuthSeq == y.r.AuthSeq) && x.r.ICode|0x20 == y.r.ICode|0x20
+}
+
+// positions is gemmi's ResidueSpan::length() on the residues res: the
+// number of sequence positions, where consecutive residues with the same
+// seq id (microheterogeneity: alternative residues at one position) count
+// once.
+func (b *builder) positions(res []int32) int {
+	n := len(res)
+	for k := 1; k < len(res); k++ {
+		if b.sameSeqID(res[k], res[k-1]) {
+			n--
+		}
+	}
+	return n
+}
+
+// assignEntities sets Residue.Entity the way gemmi 0.5.7's
+// make_structure_from_block does (fill_residue_entity_type), before chain
+// parts are merged: each run of consecutive residues of one chain part
+// sharing label_asym_id (gemmi's Chain::subchains()) takes the
+// _entity.type of its entity. A subchain belongs to the entities that
+// _struct_asym lists it under when that category is present; else to the
+// entity (label_entity_id) of the first residue of each of its runs in the
+// first model. Of several, the first in _entity order wins (gemmi's
+// find_entity_of_subchain); an empty subchain ('.' or '?') has none. When
+// the entity or its type is unknown, the run is Water if its first
+// residue is water, Polymer if it spans more than one sequence position
+// (positions: alternative residues at one position count once), NonPolymer
+// otherwise.
 func (b *builder) assignEntities(doc *document) {
 	if b.entTypes == nil {
-		b.entTypes, b.subEntity = map[string]structure.EntityType{}, map[string]string{}
+		b.entTypes, b.subEntity = map[string]entRec{}, map[string]entRec{}
 	}
 	types, subEntity := b.entTypes, b.subEntity
 	clear(types)
 	clear(subEntity)
 	if t := &doc.entity; t.rows() > 0 {
 		ci, ct := t.col("id"), t.col("type")
-		if ci >= 0 {
+		if ci >= 0 && ct >= 0 {
 			for r := 0; r < t.rows(); r++ {
-				v := t.vals[r*len(t.tags)+ci]
-				id := nullable(b.data, v)
+				id := nullable(b.data, t.vals[r*len(t.tags)+ci])
 				if _, dup := types[string(id)]; dup {
-					continue
+					continue // gemmi's get_entity finds the first
 				}
-				et := structure.EntityUnknown
-				if ct >= 0 {
-					et = entityTypeOf(nullable(b.data, t.vals[r*len(t.tags)+ct]))
-				}
-				types[b.in(id)] = et
+				et := entityTypeOf(nullable(b.data, t.vals[r*len(t.tags)+ct]))
+				types[b.in(id)] = entRec{et, int32(r)}
 			}
+		}
+	}
+	// add lists subchain sub under entity ent, as gemmi pushes it into
+	// Entity::subchains; the first entity in _entity order is kept.
+	add := func(sub, ent string) {
+		e, ok := types[ent]
+		if !ok || sub == "" {
+			return
+		}
+		if old, seen := subEntity[sub]; !seen || e.row < old.row {
+			subEntity[sub] = e
 		}
 	}
 	if t := &doc.asym; t.rows() > 0 && t.col("id") >= 0 && t.col("entity_id") >= 0 {
@@ -63,21 +101,21 @@ func (b *builder) assignEntities(doc *document) {
 		for r := 0; r < t.rows(); r++ {
 			sub := nullable(b.data, t.vals[r*len(t.tags)+ci])
 			ent := nullable(b.data, t.vals[r*len(t.tags)+ce])
-			if _, ok := types[string(ent)]; !ok {
-				continue
-			}
-			if _, dup := subEntity[string(sub)]; !dup {
-				subEntity[b.in(sub)] = b.in(ent)
+			if _, ok := types[string(ent)]; ok && len(sub) > 0 {
+				add(b.in(sub), string(ent))
 			}
 		}
-	} else {
-		for i := range b.res {
-			r := &b.res[i].r
-			if _, ok := types[r.EntityID]; !ok {
+	} else if len(types) > 0 {
+		for pi := range b.parts {
+			if b.parts[pi].model != 0 {
 				continue
 			}
-			if _, dup := subEntity[r.Subchain]; !dup {
-				subEntity[r.Subchain] = r.EntityID
+			res := b.parts[pi].res
+			for i := range res {
+				if i == 0 || b.res[res[i]].r.Subchain != b.res[res[i-1]].r.Subchain {
+					r := &b.res[res[i]].r
+					add(r.Subchain, r.EntityID)
+				}
 			}
 		}
 	}
@@ -90,14 +128,14 @@ func (b *builder) assignEntities(doc *document) {
 				j++
 			}
 			et := structure.EntityUnknown
-			if ent, ok := subEntity[sub]; ok {
-				et = types[ent]
+			if e, ok := subEntity[sub]; ok {
+				et = e.t
 			}
 			if et == structure.EntityUnknown {
 				switch {
 				case isWaterName(b.res[res[i]].r.Name):
 					et = structure.EntityWater
-				case j-i > 1:
+				case b.positions(res[i:j]) > 1:
 					et = structure.EntityPolymer
 				default:
 					et = structure.EntityNonPolymer
@@ -109,6 +147,12 @@ func (b *builder) assignEntities(doc *document) {
 			i = j
 		}
 	}
+}
+
+// entRec is an _entity row: its type and its row number.
+type entRec struct {
+	t   structure.EntityType
+	row int32
 }
 
 // nullable returns the value's bytes, or nil for an unquoted '.' or '?'.
@@ -274,7 +318,52 @@ func (b *builder) assemble(st *structure.Structure, name string, arr arrays) {
 		cpos += len(cs)
 		for ci, c := range cs {
 			m.Chains[ci] = structure.Chain{Name: c.name, Residues: residues[pos : pos+len(c.res) : pos+len(c.res)]}
+			b.nameSubchains(&m.Chains[ci], c.res)
 			pos += len(c.res)
 		}
+	}
+}
+
+// nameSubchains is what gemmi 0.5.7's setup_entities (which the reference
+// generators call after read_structure) does to a merged chain in which
+// some residue has no subchain (label_asym_id '.' or '?'):
+// assign_subchains renames every residue's subchain after the chain name
+// and the residue's entity type: "poly" for polymer residues, the seq id
+// (number or '?', then the insertion code) for non-polymers, "wat" for
+// waters, nothing for the rest. (Its add_entity_types changes nothing: every
+// residue already has a type.) So the chain's polymer becomes its first run
+// of polymer residues, whatever their label_asym_id. res are the chain's
+// residues in b.res, in the order of c.Residues.
+func (b *builder) nameSubchains(c *structure.Chain, res []int32) {
+	empty := false
+	for k := range c.Residues {
+		if c.Residues[k].Subchain == "" {
+			empty = true
+			break
+		}
+	}
+	if !empty {
+		return
+	}
+	var buf []byte
+	for k := range c.Residues {
+		r := &c.Residues[k]
+		buf = append(buf[:0], c.Name...)
+		switch r.Entity {
+		case structure.EntityPolymer:
+			buf = append(buf, "poly"...)
+		case structure.EntityNonPolymer:
+			if b.res[res[k]].hasSeq {
+				buf = strconv.AppendInt(buf, int64(r.AuthSeq), 10)
+			} else {
+				buf = append(buf, '?')
+			}
+			if r.ICode != 0 {
+				buf = append(buf, r.ICode)
+			}
+		case structure.EntityWater:
+			buf = append(buf, "wat"...)
+		}
+		r.Subchain = b.in(buf)
 	}
 }

@@ -65,7 +65,9 @@ type partRec struct {
 	idx    map[resKey]int32 // built only for long parts with out-of-order residues
 }
 
-// resKey identifies a residue within a chain part, as gemmi matches them.
+// resKey identifies a residue within a chain part, as gemmi matches them
+// (SeqId's operator==: the insertion code without case, icode|0x20, where
+// no code is ' ' in gemmi and 0 here, the same after |0x20).
 type resKey struct {
 	seq    int
 	hasSeq bool
@@ -75,7 +77,7 @@ type resKey struct {
 
 func (b *builder) keyOf(ri int) resKey {
 	r := &b.res[ri]
-	return resKey{r.r.AuthSeq, r.hasSeq, r.r.ICode, r.r.Name}
+	return resKey{r.r.AuthSeq, r.hasSeq, r.r.ICode | 0x20, r.r.Name}
 }
 
 type modelRec struct {
@@ -103,15 +105,15 @@ type builder struct {
 	intern                    map[string]string
 	cache                     [512]string
 
-	order, start, fill []int32                         // assemble's scratch
-	chainsOf           [][]chainRec                    // assemble's chains per model
-	seen               map[chainKey]int                // assemble's chain index by name
-	spare              []structure.Atom                // assemble's copy for reordering atoms
-	entTypes           map[string]structure.EntityType // assignEntities' scratch
-	subEntity          map[string]string               // assignEntities' scratch
-	doc                document                        // parse's result
-	loopTags           []span                          // parse's scratch
-	names              []string                        // the _atom_site loop's column names
+	order, start, fill []int32           // assemble's scratch
+	chainsOf           [][]chainRec      // assemble's chains per model
+	seen               map[chainKey]int  // assemble's chain index by name
+	spare              []structure.Atom  // assemble's copy for reordering atoms
+	entTypes           map[string]entRec // assignEntities' scratch: _entity rows by id
+	subEntity          map[string]entRec // assignEntities' scratch: _entity row of each subchain
+	doc                document          // parse's result
+	loopTags           []span            // parse's scratch
+	names              []string          // the _atom_site loop's column names
 
 	fast fastState // the line fast path's state (fastrow.go)
 
@@ -307,9 +309,11 @@ func (b *builder) atomRow() {
 	b.fast.keyValid = false // the fast path's residue key is not this row's
 	ri := b.residue()
 	// atom
-	aname := b.str(cLabelAtomID)
-	if b.cols[cLabelAtomID] < 0 {
-		aname = b.str(cAuthAtomID)
+	// gemmi 0.5.7 reads auth_atom_id when the column exists
+	// (first_of(kAuthAtomId, kLabelAtomId)), label_atom_id otherwise.
+	aname := b.str(cAuthAtomID)
+	if b.cols[cAuthAtomID] < 0 {
+		aname = b.str(cLabelAtomID)
 	}
 	var alt byte
 	if s := b.str(cLabelAltID); len(s) > 0 {
@@ -364,9 +368,11 @@ func (b *builder) residue() int {
 		b.curRes = -1
 	}
 	// residue
-	comp := b.str(cLabelCompID)
-	if b.cols[cLabelCompID] < 0 {
-		comp = b.str(cAuthCompID)
+	// gemmi 0.5.7 reads auth_comp_id when the column exists
+	// (first_of(kAuthCompId, kLabelCompId)), label_comp_id otherwise.
+	comp := b.str(cAuthCompID)
+	if b.cols[cAuthCompID] < 0 {
+		comp = b.str(cLabelCompID)
 	}
 	seqTxt := b.str(cAuthSeqID)
 	seq, hasSeq := parseInt(seqTxt)
@@ -378,6 +384,9 @@ func (b *builder) residue() int {
 		if n, ok := parseInt(seqTxt[:len(seqTxt)-1]); ok {
 			seq, hasSeq, icode = n, true, seqTxt[len(seqTxt)-1]
 		}
+	}
+	if icode == ' ' {
+		icode = 0 // a quoted blank: gemmi's "no insertion code"
 	}
 	if b.curRes >= 0 && b.match(b.curRes, seq, hasSeq, icode, comp) {
 		return b.curRes
@@ -394,7 +403,7 @@ func (b *builder) residue() int {
 			}
 		}
 		if p.idx != nil {
-			if r, ok := p.idx[resKey{seq, hasSeq, icode, string(comp)}]; ok {
+			if r, ok := p.idx[resKey{seq, hasSeq, icode | 0x20, string(comp)}]; ok {
 				ri = int(r)
 			}
 		} else {
@@ -435,5 +444,5 @@ func (b *builder) residue() int {
 
 func (b *builder) match(ri int, seq int, hasSeq bool, icode byte, comp []byte) bool {
 	r := &b.res[ri]
-	return r.hasSeq == hasSeq && (!hasSeq || r.r.AuthSeq == seq) && r.r.ICode == icode && r.r.Name == string(comp)
+	return r.hasSeq == hasSeq && (!hasSeq || r.r.AuthSeq == seq) && r.r.ICode|0x20 == icode|0x20 && r.r.Name == string(comp)
 }

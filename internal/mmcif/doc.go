@@ -77,24 +77,39 @@
 //     entity types are assigned, parts with the same name in one model are
 //     merged in order (gemmi's merge_chain_parts, on by default in
 //     read_structure).
-//   - Residues by (auth_seq_id, pdbx_PDB_ins_code, label_comp_id) within the
-//     chain part: an atom whose residue was seen earlier in the part (even
-//     after other residues) joins that residue; microheterogeneity (two
-//     comp_ids at one seq id) gives two residues.
+//   - Residues by (auth_seq_id, pdbx_PDB_ins_code, auth_comp_id) within the
+//     chain part (gemmi takes auth_comp_id and auth_atom_id when those
+//     columns exist, label_comp_id and label_atom_id otherwise; insertion
+//     codes match without case, as SeqId's operator== compares them): an
+//     atom whose residue was seen earlier in the part (even after other
+//     residues) joins that residue; microheterogeneity (two comp_ids at one
+//     seq id) gives two residues.
 //   - Atoms keep every altloc; the B-factor and occupancy are parsed as
 //     float64 then stored as float32; coordinates are correctly rounded
 //     float64 (Clinger fast path, strconv.ParseFloat otherwise).
 //   - Required columns: id, type_symbol, label_alt_id, label_asym_id,
 //     Cartn_x/y/z, occupancy, B_iso_or_equiv, auth_seq_id. Without any one
 //     of them gemmi silently reads no atoms (0 models), and so do we.
-//   - Entity types: each run of consecutive residues of a chain part that
-//     share label_asym_id takes the _entity.type of its entity (found via
-//     _struct_asym when present, else via the first residue's
-//     label_entity_id). When that is unknown (no _entity, unknown id or
-//     type), the run is Water if its first residue is water, Polymer if it
-//     has two or more residues, NonPolymer otherwise. Chain.Polymer() is
-//     then gemmi's get_polymer: the first run of Polymer residues of one
-//     subchain.
+//   - Entity types (fill_residue_entity_type, before parts are merged): each
+//     run of consecutive residues of a chain part that share label_asym_id
+//     takes the _entity.type (exact, case-sensitive) of its entity. A
+//     subchain's entities are those _struct_asym lists it under when that
+//     category is present, else the label_entity_id of the first residue of
+//     each of its runs in the first model; of several, the first _entity
+//     row wins; an empty label_asym_id has none. When that is unknown, the
+//     run is Water if its first residue is water, Polymer if it spans two
+//     or more sequence positions (gemmi's ResidueSpan::length(): consecutive
+//     residues with the same seq id, alternatives of one position, count
+//     once; so a chain whose residues all sit at one position is not a
+//     polymer), NonPolymer otherwise. Chain.Polymer() is then gemmi's
+//     get_polymer: the first run of Polymer residues of one subchain, every
+//     alternative residue included.
+//   - setup_entities, which the reference generators call: a merged chain
+//     in which some residue has an empty label_asym_id gets gemmi's
+//     subchain names ("poly", seq id, "wat" after the chain name), so its
+//     polymer is its first run of polymer residues.
+//     gemmitest (TestConformerRulesAgreeWithGemmi, TestGemmiDifferential)
+//     checks these rules against python3-gemmi at test time.
 //   - One-letter codes (OneLetter): gemmi's tabulated one_letter_code,
 //     upper-cased (MSE -> M), X for untabulated residues (restable.go was
 //     generated from gemmi 0.5.7's table).

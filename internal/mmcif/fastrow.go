@@ -51,14 +51,14 @@ func (b *builder) startFast() {
 		return -1
 	}
 	f.nKey = 0
-	for _, c := range [...]int{pick(cModelNum, -1), pick(cAuthAsymID, cLabelAsymID), pick(cLabelCompID, cAuthCompID),
+	for _, c := range [...]int{pick(cModelNum, -1), pick(cAuthAsymID, cLabelAsymID), pick(cAuthCompID, cLabelCompID),
 		pick(cAuthSeqID, -1), pick(cInsCode, -1)} {
 		if c >= 0 {
 			f.keyCols[f.nKey] = c
 			f.nKey++
 		}
 	}
-	f.name = pick(cLabelAtomID, cAuthAtomID)
+	f.name = pick(cAuthAtomID, cLabelAtomID)
 	f.elem, f.alt = b.cols[cTypeSymbol], b.cols[cLabelAltID]
 	f.x, f.y, f.z = b.cols[cX], b.cols[cY], b.cols[cZ]
 	f.occ, f.bf = b.cols[cOcc], b.cols[cBiso]

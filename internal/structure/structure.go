@@ -39,7 +39,7 @@ const (
 
 // Residue is one residue (one label_comp_id / seq id / insertion code run).
 type Residue struct {
-	Name     string // label_comp_id, e.g. "ALA", "MSE", "HOH"
+	Name     string // auth_comp_id (label_comp_id without that column), e.g. "MSE"
 	LabelSeq int    // label_seq_id; 0 when absent ('.' or '?')
 	AuthSeq  int    // auth_seq_id
 	ICode    byte   // pdbx_PDB_ins_code, 0 when absent
@@ -51,7 +51,7 @@ type Residue struct {
 
 // Atom is one _atom_site record.
 type Atom struct {
-	Name    string  // label_atom_id (auth_atom_id when absent)
+	Name    string  // auth_atom_id (label_atom_id without that column), as gemmi
 	Element string  // type_symbol, upper-case as written, e.g. "C", "SE"
 	AltLoc  byte    // label_alt_id, 0 when absent
 	Occ     float32 // occupancy

@@ -1,0 +1,131 @@
+"""Read mmCIF files with gemmi (python3-gemmi 0.5.7) the way the project's
+references do, and print what foldcorpus must reproduce: one JSON line per
+file, in input order.
+
+usage: python3 gemmi_read.py CADV2_REFERENCE.py < paths (one per line)
+
+Per file: the structure as read_structure + setup_entities leave it (every
+model: chains with their residues' name, seq id, insertion code, entity
+type and atom count; per chain the residue, polymer residue and atom counts
+and the polymer's one-letter sequence), the inspect summary of the first
+model's principal chain (pLDDT mean over first CA atoms, contacts: first CB,
+CA for GLY, < 8 A, |label_seq i - j| >= 6, label_seq_id numbering with '.'
+as 0, the numbering foldcorpus uses), and the contacts-and-distances-v2
+outcome of the reference generator (cadv2_reference.py, residue_plddt_min
+70): "error" with its message, "filtered", or "document" with its sha1.
+"""
+import ast
+import hashlib
+import json
+import math
+import sys
+
+import gemmi
+
+
+def load_reference(path):
+    """cadv2_reference.py's functions, without running its main()."""
+    tree = ast.parse(open(path).read(), path)
+    tree.body = [n for n in tree.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Call))]
+    ns = {"__name__": "cadv2_reference"}
+    exec(compile(tree, path, "exec"), ns)
+    return ns
+
+
+def one_letter(name):
+    info = gemmi.find_tabulated_residue(name)
+    c = info.one_letter_code if info is not None else " "
+    return "X" if c == " " else c.upper()
+
+
+def first_atom(res, name):
+    for a in res:
+        if a.name == name:
+            return a
+    return None
+
+
+# gemmi's EntityType (metadata.hpp); python3-gemmi 0.5.7 names no Branched.
+ENTITY_TYPES = ["Unknown", "Polymer", "NonPolymer", "Branched", "Water"]
+
+
+def etype(r):
+    return ENTITY_TYPES[int(r.entity_type)]
+
+
+def summarize(path):
+    out = {"file": path}
+    try:
+        st = gemmi.read_structure(path)
+        st.setup_entities()
+    except Exception as e:  # the reader's own failure
+        out["error"] = str(e)
+        return out
+    out["name"] = st.name
+    out["models"] = []
+    for model in st:
+        chains = []
+        for ch in model:
+            poly = ch.get_polymer()
+            chains.append({
+                "name": ch.name,
+                "n_residues": len(ch),
+                "n_polymer_residues": len(poly),
+                "n_atoms": sum(len(r) for r in ch),
+                "sequence": "".join(one_letter(r.name) for r in poly),
+                "residues": ["%s %s%s %s %s %d" % (r.name, r.seqid.num if r.seqid.num is not None else "?",
+                                                  r.seqid.icode.strip(), r.subchain, etype(r), len(r))
+                             for r in ch],
+            })
+        out["models"].append({"name": model.name, "chains": chains})
+    if len(st) == 0 or len(st[0]) == 0:
+        return out
+    m = st[0]
+    pc = next((c for c in m if c.name == "A"), m[0])
+    poly = pc.get_polymer()
+    bs = [a.b_iso for a in (first_atom(r, "CA") for r in poly) if a is not None]
+    out["plddt_mean"] = sum(bs) / len(bs) if bs else None
+    reps = []
+    for r in poly:
+        a = first_atom(r, "CA" if r.name == "GLY" else "CB")
+        if a is not None:
+            reps.append((r.label_seq if r.label_seq is not None else 0, a.pos))
+    contacts = []
+    for i in range(len(reps)):
+        for j in range(i + 1, len(reps)):
+            (si, p), (sj, q) = reps[i], reps[j]
+            if abs(si - sj) < 6:
+                continue
+            d = math.sqrt((p.x - q.x) ** 2 + (p.y - q.y) ** 2 + (p.z - q.z) ** 2)
+            if d < 8.0:
+                contacts.append([min(si, sj), max(si, sj), d])
+    contacts.sort(key=lambda c: (c[0], c[1], c[2]))
+    out["contacts"] = contacts
+    return out
+
+
+def cadv2(ref, path):
+    try:
+        parsed = ref["read"](path)
+    except Exception as e:
+        return {"outcome": "error", "error": str(e)}
+    doc = ref["generate"](parsed[0], *parsed[1:], 70.0)
+    if doc is None:
+        return {"outcome": "filtered", "n_residues": len(parsed[1])}
+    return {"outcome": "document", "n_residues": len(parsed[1]),
+            "sha1": hashlib.sha1(doc.encode()).hexdigest()}
+
+
+def main():
+    ref = load_reference(sys.argv[1])
+    for line in sys.stdin:
+        path = line.rstrip("\n")
+        if not path:
+            continue
+        out = summarize(path)
+        out["cadv2"] = cadv2(ref, path)
+        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.flush()
+
+
+main()
