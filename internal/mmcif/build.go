@@ -320,13 +320,19 @@ func (b *builder) atomRow() {
 		alt = s[0]
 	}
 	x, y, z := b.req(cX), b.req(cY), b.req(cZ)
-	occ, bf := b.req(cOcc), b.req(cBiso)
+	occ, bf := 1.0, 50.0 // gemmi's values for '?' and '.'
+	if v := b.str(cOcc); v != nil {
+		occ = parseFloat(v)
+	}
+	if v := b.str(cBiso); v != nil {
+		bf = parseFloat(v)
+	}
 	b.atoms = append(b.atoms, structure.Atom{
 		Name:    b.in(aname),
 		Element: b.inUpper(b.str(cTypeSymbol)),
 		AltLoc:  alt,
-		Occ:     float32(parseFloat(occ)),
-		B:       float32(parseFloat(bf)),
+		Occ:     float32(occ),
+		B:       float32(bf),
 		X:       parseFloat(x),
 		Y:       parseFloat(y),
 		Z:       parseFloat(z),
@@ -340,10 +346,22 @@ func (b *builder) atomRow() {
 func (b *builder) residue() int {
 	// model
 	mname := defaultModel
-	if s, _ := b.raw(cModelNum); s != nil {
+	// gemmi compares the row's raw model token (quotes included) with the
+	// current model's name (as_string: unquoted, "" for '?' and '.'), so
+	// a quoted or null model number starts a new chain part on every row
+	// (and so a new residue for every atom).
+	rawDiffers := false
+	if s, q := b.raw(cModelNum); s != nil {
 		mname = s
+		if !q && len(s) == 1 && (s[0] == '?' || s[0] == '.') {
+			mname, rawDiffers = s[:0], true
+		}
+		rawDiffers = rawDiffers || q
 	}
-	if b.curModel < 0 || !bytes.Equal(b.models[b.curModel].name, mname) {
+	if rawDiffers {
+		b.fast.keyValid = false // the fast paths must not reuse this residue
+	}
+	if b.curModel < 0 || rawDiffers || !bytes.Equal(b.models[b.curModel].name, mname) {
 		if mi, ok := b.modelIdx[string(mname)]; ok {
 			b.curModel = mi
 		} else {

@@ -2,6 +2,7 @@ package mmcif
 
 import (
 	"encoding/binary"
+	"math"
 
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
@@ -295,5 +296,14 @@ func (f *fastState) scanNumber(data []byte, q int, k int8) int {
 		i++
 	}
 	f.val[k] = parseFloat(data[s:i])
+	if i-s == 1 && (data[s] == '?' || data[s] == '.') {
+		f.val[k] = nullNumber[k] // plain tokens here: never quoted
+	}
 	return i
 }
+
+// nullNumber is what gemmi 0.5.7 reads for an unquoted '?' or '.' in the
+// occupancy, B_iso_or_equiv and Cartn_x/y/z columns (f.val's order):
+// cif::as_number(value, 1.0) for the occupancy, (value, 50.0) for B, NaN
+// for coordinates.
+var nullNumber = [5]float64{1, 50, math.NaN(), math.NaN(), math.NaN()}

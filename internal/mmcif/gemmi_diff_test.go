@@ -30,7 +30,8 @@ const diffBatch = 250
 // HETATM amino acids, unknown residue names), reads each with gemmi 0.5.7
 // (one Python process per batch) and with Read, and compares them on what
 // `foldcorpus inspect --json` reports plus each residue's seq id, subchain,
-// entity type and atom count. CI runs -gemmi.cases (300); a long run:
+// entity type and atom count. Each file is also read by the general
+// tokenizer alone, which must agree with the fast paths. CI runs -gemmi.cases (300); a long run:
 //
 //	go test ./internal/mmcif -run TestGemmiDifferential -gemmi.for 10m -gemmi.seed 1000 -gemmi.keep /tmp/diff -v
 func TestGemmiDifferential(t *testing.T) {
@@ -55,6 +56,7 @@ func TestGemmiDifferential(t *testing.T) {
 			if err := os.WriteFile(paths[i], data, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			mmcif.CheckFastMatchesGeneral(t, paths[i], data)
 			seed++
 		}
 		readings, err := g.Read(paths)

@@ -15,7 +15,7 @@ import (
 // with keys alt, sub (label_asym_id, default A), ent (label_entity_id,
 // default 1), lseq (label_seq_id, default the seq number), chain (default
 // A), model (default 1), atom (default CA), acomp (auth_comp_id, default
-// comp), b (B-factor, default 90).
+// comp), b (B-factor, default 90), occ (occupancy, default 1).
 func site(spec string, id int) string {
 	f := strings.Fields(spec)
 	comp, seq := f[0], f[1]
@@ -24,14 +24,14 @@ func site(spec string, id int) string {
 		num, icode = seq[:len(seq)-1], string(c)
 	}
 	v := map[string]string{"alt": ".", "sub": "A", "ent": "1", "lseq": num, "chain": "A", "model": "1",
-		"atom": "CA", "acomp": comp, "b": "90"}
+		"atom": "CA", "acomp": comp, "b": "90", "occ": "1"}
 	for _, kv := range f[2:] {
 		k, val, _ := strings.Cut(kv, "=")
 		v[k] = val
 	}
 	el := v["atom"][:1]
-	return fmt.Sprintf("ATOM %d %s %s %s %s %s %s %s %s %d.5 %d.25 0 1 %s %s %s %s %s\n", id, el, v["atom"], v["alt"],
-		comp, v["sub"], v["ent"], v["lseq"], icode, 4*id, id%3, v["b"], num, v["acomp"], v["chain"], v["model"])
+	return fmt.Sprintf("ATOM %d %s %s %s %s %s %s %s %s %d.5 %d.25 0 %s %s %s %s %s %s\n", id, el, v["atom"], v["alt"],
+		comp, v["sub"], v["ent"], v["lseq"], icode, 4*id, id%3, v["occ"], v["b"], num, v["acomp"], v["chain"], v["model"])
 }
 
 const tableAtomSite = `loop_
@@ -126,6 +126,9 @@ func TestConformerRulesAgreeWithGemmi(t *testing.T) {
 			"ALA 1", "GLY 2"), "2:AG"},
 		{"label_asym_id '.' renames subchains (setup_entities)", tableFile("",
 			"ALA 1 sub=.", "GLY 2 sub=.", "SER 3 sub=B", "THR 4 sub=B"), "4:AGST"},
+		{"B-factor '?' is 50, occupancy '?' is 1", tableFile("", "ALA 1 b=?", "GLY 2 b=. occ=?", "SER 3 occ=."), "3:AGS"},
+		{"quoted model number: a chain part per row", tableFile("", "ALA 1 model='1'", "ALA 1 atom=CB model='1'", "GLY 2 model='1'"), "0:"},
+		{"model number '?': a chain part per row", tableFile("", "ALA 1 model=?", "GLY 2 model=?"), "0:"},
 		{"label_asym_id '.' without it", tableFile("", "ALA 1 sub=C", "GLY 2 sub=C", "SER 3 sub=B", "THR 4 sub=B"), "2:AG"},
 	}
 	dir := t.TempDir()
@@ -135,6 +138,7 @@ func TestConformerRulesAgreeWithGemmi(t *testing.T) {
 		if err := os.WriteFile(paths[i], []byte(tc.in), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		mmcif.CheckFastMatchesGeneral(t, tc.name, []byte(tc.in))
 	}
 	readings, err := g.Read(paths)
 	if err != nil {

@@ -38,6 +38,11 @@ func Summarize(file string, st *structure.Structure) Reading {
 			for k := range c.Residues {
 				res := &c.Residues[k]
 				ch.NAtoms += len(res.Atoms)
+				for _, a := range res.Atoms {
+					ch.Sums[0] += jsonFloat(a.B)
+					ch.Sums[1] += jsonFloat(a.Occ)
+					ch.Sums[2] += jsonFloat(a.X + a.Y + a.Z)
+				}
 				icode := ""
 				if res.ICode != 0 {
 					icode = string(res.ICode)
@@ -62,7 +67,7 @@ func Summarize(file string, st *structure.Structure) Reading {
 		}
 	}
 	if n > 0 {
-		mean := sum / float64(n)
+		mean := jsonFloat(sum / float64(n))
 		r.PLDDTMean = &mean
 	}
 	cs, _ := structure.Contacts(poly, 8.0, 6)
@@ -98,6 +103,11 @@ func Diff(g, ours Reading) []string {
 		}
 		for ci, gc := range gm.Chains {
 			oc := om.Chains[ci]
+			for k, what := range []string{"B-factor", "occupancy", "x+y+z"} {
+				if !same(float64(gc.Sums[k]), float64(oc.Sums[k])) {
+					d = append(d, fmt.Sprintf("model %s chain %d: %s sum %v, gemmi %v", gm.Name, ci, what, oc.Sums[k], gc.Sums[k]))
+				}
+			}
 			if gc.Name != oc.Name || gc.NResidues != oc.NResidues || gc.NPolymer != oc.NPolymer ||
 				gc.NAtoms != oc.NAtoms || gc.Sequence != oc.Sequence || !slices.Equal(gc.Residues, oc.Residues) {
 				d = append(d, fmt.Sprintf("model %s chain %d:\n  ours  %s res %d poly %d atoms %d seq %q %q\n  gemmi %s res %d poly %d atoms %d seq %q %q",
@@ -106,11 +116,8 @@ func Diff(g, ours Reading) []string {
 			}
 		}
 	}
-	switch {
-	case (g.PLDDTMean == nil) != (ours.PLDDTMean == nil):
+	if (g.PLDDTMean == nil) != (ours.PLDDTMean == nil) || g.PLDDTMean != nil && !same(float64(*g.PLDDTMean), float64(*ours.PLDDTMean)) {
 		d = append(d, fmt.Sprintf("pLDDT mean %v, gemmi %v", fmtPtr(ours.PLDDTMean), fmtPtr(g.PLDDTMean)))
-	case g.PLDDTMean != nil && math.Abs(*g.PLDDTMean-*ours.PLDDTMean) > 1e-9*math.Max(1, math.Abs(*g.PLDDTMean)):
-		d = append(d, fmt.Sprintf("pLDDT mean %v, gemmi %v", *ours.PLDDTMean, *g.PLDDTMean))
 	}
 	if len(g.Contacts) != len(ours.Contacts) {
 		d = append(d, fmt.Sprintf("%d contacts, gemmi %d", len(ours.Contacts), len(g.Contacts)))
@@ -126,9 +133,15 @@ func Diff(g, ours Reading) []string {
 	return d
 }
 
-func fmtPtr(p *float64) string {
+// same reports whether two sums of the same values in the same order
+// agree: exactly, NaN equal to NaN.
+func same(a, b float64) bool {
+	return a == b || math.IsNaN(a) && math.IsNaN(b)
+}
+
+func fmtPtr(p *jsonFloat) string {
 	if p == nil {
 		return "none"
 	}
-	return strconv.FormatFloat(*p, 'g', -1, 64)
+	return strconv.FormatFloat(float64(*p), 'g', -1, 64)
 }

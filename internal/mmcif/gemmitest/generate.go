@@ -164,6 +164,10 @@ func (g *generator) chainResidues(ci int, pos *[3]float64) (poly, other []residu
 			k = 2 + g.r.IntN(2)
 		}
 		het := g.p(0.08)
+		lseqText := fmt.Sprint(lseq)
+		if g.p(0.03) {
+			lseqText = "." // a polymer residue without label_seq_id
+		}
 		used := map[string]bool{}
 		for a := 0; a < k; a++ {
 			comp := g.pick(aminoAcids)
@@ -177,7 +181,7 @@ func (g *generator) chainResidues(ci int, pos *[3]float64) (poly, other []residu
 				continue
 			}
 			used[comp] = true
-			r := residue{comp: comp, authComp: comp, seq: seq, icode: icode, lseq: fmt.Sprint(lseq), sub: sub, ent: ent, het: het}
+			r := residue{comp: comp, authComp: comp, seq: seq, icode: icode, lseq: lseqText, sub: sub, ent: ent, het: het}
 			if k > 1 {
 				r.alt = string(rune('A' + a))
 			}
@@ -234,6 +238,12 @@ func Generate(r *rand.Rand, name string) []byte {
 	g.authCols, g.aligned = g.p(0.5), g.p(0.5)
 	nModels := []int{1, 1, 1, 2, 3}[r.IntN(5)]
 	g.modelCol = nModels > 1 || g.p(0.7)
+	quoteModel := g.modelCol && g.p(0.03) // gemmi: a new chain part on every row
+	nullModel := g.modelCol && nModels == 1 && g.p(0.01)
+	quoteP := 0.0 // quoted string values: the general tokenizer, as_string
+	if g.p(0.3) {
+		quoteP = 0.03
+	}
 	type part struct {
 		chain string
 		res   []residue
@@ -335,11 +345,24 @@ func Generate(r *rand.Rand, name string) []byte {
 			"occupancy": "1.00", "B_iso_or_equiv": a.b, "auth_seq_id": fmt.Sprint(r.seq), "auth_comp_id": r.authComp,
 			"auth_atom_id": a.name, "auth_asym_id": chain, "pdbx_PDB_model_num": fmt.Sprint(model),
 		}
+		switch {
+		case quoteModel:
+			v["pdbx_PDB_model_num"] = "'" + v["pdbx_PDB_model_num"] + "'"
+		case nullModel:
+			v["pdbx_PDB_model_num"] = "?"
+		}
 		out := make([]string, len(cols))
 		for i, c := range cols {
 			out[i] = v[c]
+			if quotable[c] && g.p(quoteP) {
+				out[i] = "'" + out[i] + "'"
+			}
 		}
 		rows = append(rows, out)
+	}
+	revisit := make([]bool, len(parts)) // an atom of the part's first residue comes last
+	for pi := range revisit {
+		revisit[pi] = len(parts[pi].res) > 1 && g.p(0.05)
 	}
 	for m := 1; m <= nModels; m++ {
 		jitter := 0.0
@@ -378,6 +401,10 @@ func Generate(r *rand.Rand, name string) []byte {
 				}
 				i = j
 			}
+			if revisit[pi] {
+				a := genAtom{name: "OXT", elem: "O", x: p.res[0].atoms[0].x + 1, y: p.res[0].atoms[0].y, z: p.res[0].atoms[0].z, b: "50.00"}
+				row(m, p.chain, &p.res[0], &a, jitter)
+			}
 		}
 	}
 	width := make([]int, len(cols))
@@ -406,3 +433,9 @@ func or(s, d string) string {
 	}
 	return s
 }
+
+// quotable are the string columns whose values may be quoted (gemmi reads
+// numeric ones from the raw token, quotes included).
+var quotable = map[string]bool{"group_PDB": true, "type_symbol": true, "label_atom_id": true, "label_alt_id": true,
+	"label_comp_id": true, "label_asym_id": true, "label_entity_id": true, "pdbx_PDB_ins_code": true,
+	"auth_comp_id": true, "auth_atom_id": true, "auth_asym_id": true}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +30,10 @@ type Chain struct {
 	NPolymer  int    `json:"n_polymer_residues"`
 	NAtoms    int    `json:"n_atoms"`
 	Sequence  string `json:"sequence"`
+	// Sums over the chain's atoms in file order, in float64: B-factors,
+	// occupancies, x+y+z. encoding/json cannot hold NaN: gemmi_read.py
+	// writes it as NaN, which jsonFloat reads.
+	Sums [3]jsonFloat `json:"sums"`
 	// Residues: "NAME SEQ[ICODE] SUBCHAIN ENTITYTYPE NATOMS" per residue.
 	Residues []string `json:"residues"`
 }
@@ -55,7 +60,7 @@ type Reading struct {
 	Error     string       `json:"error,omitempty"`
 	Name      string       `json:"name"`
 	Models    []Model      `json:"models"`
-	PLDDTMean *float64     `json:"plddt_mean"`
+	PLDDTMean *jsonFloat   `json:"plddt_mean"`
 	Contacts  [][3]float64 `json:"contacts"`
 	CADV2     CADV2        `json:"cadv2"`
 }
@@ -124,4 +129,26 @@ func (g *Gemmi) Read(paths []string) ([]Reading, error) {
 		return nil, fmt.Errorf("gemmi read %d of %d files: %s", len(rs), len(paths), stderr.Bytes())
 	}
 	return rs, nil
+}
+
+// jsonFloat is a float64 that also reads Python's json NaN, Infinity and
+// -Infinity.
+type jsonFloat float64
+
+func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "NaN":
+		*f = jsonFloat(math.NaN())
+	case "Infinity":
+		*f = jsonFloat(math.Inf(1))
+	case "-Infinity":
+		*f = jsonFloat(math.Inf(-1))
+	default:
+		var v float64
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*f = jsonFloat(v)
+	}
+	return nil
 }

@@ -53,6 +53,18 @@ def etype(r):
     return ENTITY_TYPES[int(r.entity_type)]
 
 
+def atom_sums(ch):
+    """Sums over the chain's atoms in order, in float64: B (float32 values),
+    occupancy (float32) and x + y + z."""
+    b = occ = xyz = 0.0
+    for r in ch:
+        for a in r:
+            b += a.b_iso
+            occ += a.occ
+            xyz += a.pos.x + a.pos.y + a.pos.z
+    return [b, occ, xyz]
+
+
 def summarize(path):
     out = {"file": path}
     try:
@@ -72,6 +84,7 @@ def summarize(path):
                 "n_residues": len(ch),
                 "n_polymer_residues": len(poly),
                 "n_atoms": sum(len(r) for r in ch),
+                "sums": atom_sums(ch),
                 "sequence": "".join(one_letter(r.name) for r in poly),
                 "residues": ["%s %s%s %s %s %d" % (r.name, r.seqid.num if r.seqid.num is not None else "?",
                                                   r.seqid.icode.strip(), r.subchain, etype(r), len(r))
