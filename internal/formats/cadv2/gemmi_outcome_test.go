@@ -18,12 +18,14 @@ var gemmiOutcomeCases = flag.Int("gemmi.cases", 300, "generated structures TestO
 // altlocs, microheterogeneity, insertion codes, missing or wrong _entity,
 // ligands, waters, several models, HETATM and unknown residues) and checks
 // that the outcome for each is the one gemmi's reading implies under the
-// spec: the reference generator (cmd/foldcorpus/cadv2_reference.py, on
+// spec: the reference generator (internal/bench/cadv2_reference.py, on
 // python3-gemmi 0.5.7, residue_plddt_min 70) runs on the same file at test
-// time, and an error must be ours too ("no polymer chain", "expected
-// single polymer chain, found N"; reported as an error or as a filter with
-// that reason), a filtered file must be filtered, and a document must be
-// byte-identical (sha1).
+// time. Its chain errors are our filters ("no polymer chain" ->
+// FilteredNoPolymer; "expected single polymer chain, found N" ->
+// FilteredMultiChain, under the default require_single_chain), its other
+// errors must be ours, a file it filters we filter for the same kind of
+// reason (too short, no room), and a document must be byte-identical
+// (sha1).
 func TestOutcomeAgreesWithGemmi(t *testing.T) {
 	g := gemmitest.New(t)
 	f := mustFormat(t, nil)
@@ -48,12 +50,16 @@ func TestOutcomeAgreesWithGemmi(t *testing.T) {
 		got := runFile(f, p, filepath.Base(p))
 		counts[want.Outcome+" "+want.Error]++
 		ok := false
-		switch want.Outcome {
-		case "error":
-			ok = got.outcome != "document" && strings.Contains(got.detail, want.Error)
-		case "filtered":
-			ok = got.outcome == "filtered"
-		case "document":
+		switch {
+		case want.Outcome == "error" && want.Error == "no polymer chain":
+			ok = got.outcome == "filtered" && got.detail == FilteredNoPolymer
+		case want.Outcome == "error" && strings.HasPrefix(want.Error, "expected single polymer chain, found "):
+			ok = got.outcome == "filtered" && got.detail == FilteredMultiChain
+		case want.Outcome == "error":
+			ok = got.outcome == "error" && strings.Contains(got.detail, want.Error)
+		case want.Outcome == "filtered":
+			ok = got.outcome == "filtered" && (got.detail == FilteredTooShort || got.detail == FilteredNoRoom)
+		case want.Outcome == "document":
 			ok = got.outcome == "document" && got.sha1 == want.SHA1 && got.nRes == want.NResidues
 		}
 		if !ok {

@@ -94,7 +94,7 @@ func New(tb testing.TB) *Gemmi {
 	}
 	g := &Gemmi{
 		script:    filepath.Join(dir(), "testdata", "gemmi_read.py"),
-		reference: filepath.Join(dir(), "..", "..", "..", "cmd", "foldcorpus", "cadv2_reference.py"),
+		reference: filepath.Join(dir(), "..", "..", "bench", "cadv2_reference.py"),
 	}
 	for _, p := range []string{g.script, g.reference} {
 		if _, err := os.Stat(p); err != nil {

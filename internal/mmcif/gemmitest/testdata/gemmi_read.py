@@ -11,7 +11,7 @@ and the polymer's one-letter sequence), the inspect summary of the first
 model's principal chain (pLDDT mean over first CA atoms, contacts: first CB,
 CA for GLY, < 8 A, |label_seq i - j| >= 6, label_seq_id numbering with '.'
 as 0, the numbering foldcorpus uses), and the contacts-and-distances-v2
-outcome of the reference generator (cadv2_reference.py, residue_plddt_min
+outcome of the reference generator (internal/bench/cadv2_reference.py, residue_plddt_min
 70): "error" with its message, "filtered", or "document" with its sha1.
 """
 import ast
