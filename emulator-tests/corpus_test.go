@@ -85,17 +85,6 @@ func (s *stack) uploadManifest(name string, rows [][]any, rowGroupRows int) stri
 	return fmt.Sprintf("gs://%s/%s#%d", manifestBucket, name, gen)
 }
 
-// uploadManifestTo writes a one-row-group manifest to bucket and returns
-// the run id of its object.
-func (s *stack) uploadManifestTo(bucket, name string, rows [][]any) string {
-	data, err := manifest.Encode(manifestCols, rows, 0)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	gen := s.put(bucket, name, data, "")
-	return fmt.Sprintf("gs://%s/%s#%d", bucket, name, gen)
-}
-
 // outputs reads the documents of a run's done shards in shard and row
 // order (entry id, sha1, document) and the output objects.
 func (s *stack) outputs(shards []ledger.Shard) (docs [][3]string, objects []string) {

@@ -57,7 +57,7 @@ var (
 	binDir                   string
 	binDirOnce               sync.Once
 	fnOnce, cliOnce          sync.Once
-	fnBin, cliBin            string
+	fnBin, fnPkg, cliBin     string
 	binDirErr, fnErr, cliErr error
 )
 
@@ -96,60 +96,23 @@ func repoRoot() string {
 	return filepath.Dir(filepath.Dir(file))
 }
 
-// functionsBinary builds, once per test binary, the deploy main (through a
-// build overlay, so nothing is written into the repository).
+// functionsBinary builds, once per test binary, the function binary as
+// Google's Go buildpack does (buildpackBuild): from the files the
+// deployment uploads, after the buildpack's move, with the main it
+// generates.
 func functionsBinary(t *testing.T) string {
 	t.Helper()
 	fnOnce.Do(func() {
-		dir := tempBinDir(t)
-		var pkg string
-		if pkg, fnErr = buildpackPackage(); fnErr != nil {
+		dir := filepath.Join(tempBinDir(t), "buildpack-app")
+		if fnErr = os.Mkdir(dir, 0o755); fnErr != nil {
 			return
 		}
-		mainPath := filepath.Join(dir, "main.go")
-		if fnErr = os.WriteFile(mainPath, []byte(strings.Replace(deployMain, "{{.Package}}", pkg, 1)), 0o644); fnErr != nil {
-			return
-		}
-		ov, _ := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(repoRoot(), "emulator-tests", "deploymain", "main.go"): mainPath}})
-		ovPath := filepath.Join(dir, "overlay.json")
-		if fnErr = os.WriteFile(ovPath, ov, 0o644); fnErr != nil {
-			return
-		}
-		fnBin = filepath.Join(dir, "functions")
-		fnErr = goBuild("-overlay", ovPath, "-o", fnBin, "./emulator-tests/deploymain")
+		fnBin, fnPkg, fnErr = buildpackBuild(dir)
 	})
 	if fnErr != nil {
 		t.Fatal(fnErr)
 	}
 	return fnBin
-}
-
-// buildpackPackage picks the package the generated main imports, as the Go
-// buildpack does (lib.go, moduleAndPackageNames): the module path, which
-// must contain a dot, plus "/NAME" when the root package is named NAME and a
-// NAME folder exists.
-func buildpackPackage() (string, error) {
-	run := func(args ...string) (string, error) {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = repoRoot()
-		out, err := cmd.Output()
-		return strings.TrimSpace(string(out)), err
-	}
-	mod, err := run("list", "-m")
-	if err != nil {
-		return "", fmt.Errorf("go list -m: %w", err)
-	}
-	if first, _, _ := strings.Cut(mod, "/"); !strings.Contains(first, ".") {
-		return "", fmt.Errorf("module path %q has no dot in its first element: the buildpack refuses it", mod)
-	}
-	name, err := run("list", "-f", "{{.Name}}", ".")
-	if err != nil {
-		return "", fmt.Errorf("the repository root has no Go package for the buildpack to build: %w", err)
-	}
-	if fi, err := os.Stat(filepath.Join(repoRoot(), name)); err == nil && fi.IsDir() {
-		return mod + "/" + name, nil
-	}
-	return mod, nil
 }
 
 // cliBinary builds the foldcorpus CLI once per test binary.

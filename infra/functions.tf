@@ -1,7 +1,7 @@
-# The two Cloud Functions (gen2, Go), built from the repository's functions/
-# package (Google's Go buildpack imports <module>/functions because the root
-# package is named functions). Both are reached only by their Terraform-owned
-# push subscriptions: internal ingress, OIDC-authenticated, no public invoker.
+# The Cloud Functions (gen2, Go), built by Google's Go buildpack from the
+# root package (deploy.go), which imports functions/, where they register.
+# Both are reached only by their Terraform-owned push subscriptions:
+# internal ingress, OIDC-authenticated, no public invoker.
 
 locals {
   # The functions' Config (functions/config.go) read from the environment:
@@ -34,16 +34,35 @@ locals {
   deadletter_gomemlimit = "${floor(var.deadletter_memory_mib * 0.9)}MiB"
 }
 
-# The repository, zipped: the functions' source. A change of any file makes
-# a new object name and so a new deployment.
+# The functions' source, zipped: only what the function binary builds from
+# (the module files, the root package and the Go, assembly and C sources of
+# the packages under these folders; no tests, no testdata), never the rest
+# of the repository folder, where a user may keep manifests, selections and
+# corpora (docs/deploy.md puts ./afdb-24M, ./sel and ./exp1 there). Google's
+# Go buildpack builds the root package (deploy.go), which imports
+# functions/. emulator-tests/buildpack_test.go builds the functions from
+# exactly this list, so a package the functions need and the list lacks
+# fails there. A change of any listed file makes a new object name and so a
+# new deployment.
+locals {
+  function_source_files = ["go.mod", "go.sum", "deploy.go"]
+  function_source_globs = ["{functions,internal,planner,shardfn}/**/*.{go,s,c,h}"]
+  function_source = sort(distinct(concat(local.function_source_files, [
+    for f in flatten([for g in local.function_source_globs : fileset("${path.module}/..", g)]) : f
+    if !endswith(f, "_test.go") && !strcontains(f, "testdata/")
+  ])))
+}
+
 data "archive_file" "source" {
   type        = "zip"
-  source_dir  = "${path.module}/.."
   output_path = "${path.module}/.terraform/foldcorpus-source.zip"
-  excludes = [
-    ".git", "node_modules", "infra/.terraform", "out", "docs",
-    "emulator-tests", "foldcorpus",
-  ]
+  dynamic "source" {
+    for_each = local.function_source
+    content {
+      content  = file("${path.module}/../${source.value}")
+      filename = source.value
+    }
+  }
 }
 
 resource "google_storage_bucket_object" "source" {

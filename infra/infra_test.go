@@ -477,13 +477,13 @@ func mustGlob(t *testing.T, pattern string) []string {
 }
 
 // TestBuildpackLayout checks what Google's Go buildpack needs of the source
-// root to build the functions package (see /deploy.go): a root package
-// named functions that imports the framework's functions package (for the
-// declarative main), and a functions/ folder holding the registrations.
+// root (see /deploy.go; emulator-tests/buildpack_test.go replays the build):
+// one root package, importing the framework's functions package (for the
+// declarative main) and ./functions, which holds the registrations.
 func TestBuildpackLayout(t *testing.T) {
 	fset := token.NewFileSet()
 	pkgs := map[string]bool{}
-	var imports bool
+	var imports, registers bool
 	for _, f := range goFiles(t, "..") {
 		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
 		if err != nil {
@@ -492,6 +492,7 @@ func TestBuildpackLayout(t *testing.T) {
 		pkgs[af.Name.Name] = true
 		for _, im := range af.Imports {
 			imports = imports || im.Path.Value == `"github.com/GoogleCloudPlatform/functions-framework-go/functions"`
+			registers = registers || im.Path.Value == `"github.com/foldcorpus/foldcorpus/functions"`
 		}
 	}
 	if !pkgs["functions"] || len(pkgs) != 1 {
@@ -499,6 +500,9 @@ func TestBuildpackLayout(t *testing.T) {
 	}
 	if !imports {
 		t.Error("the root package does not import the framework's functions package: the buildpack would generate a main that calls a function symbol of the root package")
+	}
+	if !registers {
+		t.Error("the root package does not import ./functions: the buildpack's main imports the root package (it has moved the source before it looks for a functions/ folder), so no function would register")
 	}
 	if len(registeredFunctions(t)) == 0 {
 		t.Error("functions/ registers nothing")
