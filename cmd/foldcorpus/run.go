@@ -13,7 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
@@ -42,6 +44,7 @@ func (o optFlags) Set(v string) error {
 // runFlags are the flags shared by run and smoke.
 type runFlags struct {
 	manifest, out, format, uriCol, textCol, prefix string
+	ledger                                         string
 	workers, fetchConc, numDocs, rgPerShard        int
 	lenient                                        bool
 	plddtMin                                       string
@@ -51,7 +54,8 @@ type runFlags struct {
 func (rf *runFlags) register(fs *flag.FlagSet) {
 	rf.opts = optFlags{}
 	fs.StringVar(&rf.manifest, "manifest", "", "manifest parquet glob (path or file:// URI); empty: build and use the embedded synthetic sample")
-	fs.StringVar(&rf.out, "out", "", "output folder (required); holds the shard files and the ledger _ledger.jsonl")
+	fs.StringVar(&rf.out, "out", "", "output folder or gs://BUCKET/PREFIX (required); holds the shard files and (local folder) the ledger _ledger.jsonl")
+	fs.StringVar(&rf.ledger, "ledger", "", "ledger file (default: OUT/_ledger.jsonl; for a gs:// OUT, .foldcorpus/ledgers/BUCKET/PREFIX/_ledger.jsonl here)")
 	fs.StringVar(&rf.format, "format", "contacts-and-distances-v2", "document format")
 	fs.StringVar(&rf.uriCol, "cif-uri-column", manifest.DefaultURIColumn, "manifest column of per-row mmCIF object URIs")
 	fs.StringVar(&rf.textCol, "cif-text-column", "", "manifest column of inline mmCIF text (selects the inline path, e.g. cif_content)")
@@ -71,8 +75,14 @@ func (rf *runFlags) spec(ctx context.Context) (planner.Spec, error) {
 	if rf.out == "" {
 		return planner.Spec{}, &exitError{2, errors.New("--out DIR is required")}
 	}
-	out, err := filepath.Abs(rf.out)
-	if err != nil {
+	out := rf.out
+	var err error
+	if strings.HasPrefix(out, "gs://") {
+		out = strings.TrimRight(out, "/")
+		if rf.manifest == "" {
+			return planner.Spec{}, &exitError{2, errors.New("a gs:// --out needs a --manifest (the embedded sample is written locally)")}
+		}
+	} else if out, err = filepath.Abs(out); err != nil {
 		return planner.Spec{}, err
 	}
 	glob := rf.manifest
@@ -118,9 +128,19 @@ func runRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	store, done, err := openStore(ctx, gcs.Options{}, spec.Manifest, spec.Output)
+	if err != nil {
+		return err
+	}
+	defer done()
+	ledgerPath, err := rf.ledgerPath(spec.Output)
+	if err != nil {
+		return err
+	}
 	prog := newProgress(os.Stderr, isTerminal(os.Stderr))
 	cfg := localrun.Config{
 		Spec: spec, Workers: rf.workers, FetchConcurrency: rf.fetchConc, Parse: mmcif.ReadInto,
+		Store: store, LedgerPath: ledgerPath,
 		OnPlan:  prog.plan,
 		OnRow:   prog.row,
 		OnShard: prog.shard,
@@ -145,6 +165,10 @@ func runRun(ctx context.Context, args []string) error {
 	// The report is written also when shards failed: its failures table
 	// (entry id and cause per failed shard) is most useful then. The run
 	// still exits non-zero.
+	if strings.HasPrefix(spec.Output, "gs://") {
+		fmt.Fprintf(os.Stderr, "output: %s; ledger %s (see `foldcorpus status %s`); no report for a gs:// output\n", spec.Output, ledgerPath, filepath.Dir(ledgerPath))
+		return err
+	}
 	fmt.Fprintf(os.Stderr, "output: %s (see `foldcorpus status %s`)\n", spec.Output, rf.out)
 	if index, rerr := writeReport(ctx, spec.Output); rerr != nil {
 		fmt.Fprintf(os.Stderr, "report: %v\n", rerr)
@@ -152,6 +176,19 @@ func runRun(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "report: %s\n", index)
 	}
 	return err
+}
+
+// ledgerPath is --ledger, or the default for out: OUT/_ledger.jsonl for a
+// folder, .foldcorpus/ledgers/BUCKET/PREFIX/_ledger.jsonl (absolute) for a
+// gs:// prefix.
+func (rf *runFlags) ledgerPath(out string) (string, error) {
+	if rf.ledger != "" {
+		return filepath.Abs(rf.ledger)
+	}
+	if !strings.HasPrefix(out, "gs://") {
+		return filepath.Join(out, localledger.FileName), nil
+	}
+	return filepath.Abs(filepath.Join(".foldcorpus", "ledgers", filepath.FromSlash(strings.TrimPrefix(out, "gs://")), localledger.FileName))
 }
 
 // progress shows shards, docs, docs/s and ETA: a redrawn bar on a terminal,

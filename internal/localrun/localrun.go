@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,8 +28,12 @@ import (
 
 // Config is a local run.
 type Config struct {
-	// Spec is the run; Spec.Output must be a local folder.
+	// Spec is the run; Spec.Output is a local folder, or a gs:// prefix
+	// when Store serves gs:// (then LedgerPath is required).
 	Spec planner.Spec
+	// LedgerPath is the ledger file (Spec.Output/_ledger.jsonl when empty;
+	// required when Spec.Output is not a local folder).
+	LedgerPath string
 	// Workers is the number of shards processed at once (GOMAXPROCS when 0).
 	Workers int
 	// FetchConcurrency bounds fetches in flight per shard (32 when 0).
@@ -79,17 +84,27 @@ var ErrIncomplete = errors.New("run incomplete")
 func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	defer derrors.Wrap(&err, "localrun.Run")
 	start := time.Now()
-	out, err := localblob.Path(cfg.Spec.Output)
-	if err != nil {
-		return nil, err
+	out := cfg.Spec.Output
+	ledgerPath := cfg.LedgerPath
+	if !strings.HasPrefix(out, "gs://") {
+		if out, err = localblob.Path(out); err != nil {
+			return nil, err
+		}
+		if ledgerPath == "" {
+			ledgerPath = filepath.Join(out, localledger.FileName)
+		}
+	} else if ledgerPath == "" {
+		return nil, derrors.Permanent(fmt.Errorf("output %s is not a local folder: a local ledger file is needed (LedgerPath)", out))
 	}
-	led, err := localledger.Open(filepath.Join(out, localledger.FileName))
+	led, err := localledger.Open(ledgerPath)
 	if err != nil {
 		return nil, err
 	}
 	defer led.Close()
-	if _, err := localblob.RemoveTemps(out); err != nil {
-		return nil, err
+	if !strings.HasPrefix(out, "gs://") {
+		if _, err := localblob.RemoveTemps(out); err != nil {
+			return nil, err
+		}
 	}
 	store := cfg.Store
 	if store == nil {
