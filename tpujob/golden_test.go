@@ -2,10 +2,7 @@ package tpujob
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -20,59 +17,11 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
-	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 )
 
 // goldenLadder puts several golden structures of different lengths into
 // each bucket, so that batches hold rows of several lengths, padded.
 var goldenLadder = []int{512, 1024, 2048, 4096, 8192}
-
-// recordingRunner runs the job's batches on the full-size encoder and
-// records each input's codes (by its coordinates). To keep the pure-Go
-// CPU backend within test time it leaves out a batch's empty rows and
-// runs at most maxRows rows at once: rows are independent in the graph
-// (one DotGeneral algorithm, every op per row), so the used rows compute
-// what they compute in the full-batch program.
-type recordingRunner struct {
-	enc     *b2t.Encoder
-	maxRows int
-	mu      sync.Mutex
-	codes   map[[32]byte][]int32
-	rows    []int // rows per device batch the job asked for
-}
-
-func (r *recordingRunner) Compile(b2t.Shape) error { return nil }
-func (r *recordingRunner) Compiles() int           { return r.enc.Compiles() }
-func (r *recordingRunner) NumDevices() int         { return r.enc.NumDevices() }
-
-func (r *recordingRunner) RunBatch(device int, b b2t.Batch, inputs []*b2t.Input) ([][]int32, error) {
-	r.mu.Lock()
-	r.rows = append(r.rows, len(b.Items))
-	r.mu.Unlock()
-	var out [][]int32
-	for lo := 0; lo < len(b.Items); lo += r.maxRows {
-		items := b.Items[lo:min(len(b.Items), lo+r.maxRows)]
-		codes, err := r.enc.RunBatch(device, b2t.Batch{Shape: b2t.Shape{Batch: len(items), Length: b.Shape.Length}, Items: items}, inputs)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, codes...)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i, idx := range b.Items {
-		r.codes[coordsKey(inputs[idx])] = out[i]
-	}
-	return out, nil
-}
-
-func coordsKey(in *b2t.Input) [32]byte {
-	raw := make([]byte, 4*len(in.Coords))
-	for i, v := range in.Coords {
-		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
-	}
-	return sha256.Sum256(raw)
-}
 
 // TestGoldenThroughJob runs the golden files through the job as the cloud
 // path does (adapted, staged as JSON, two shards in flight, batched by
@@ -94,7 +43,7 @@ func TestGoldenThroughJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := &recordingRunner{enc: enc, maxRows: 4, codes: map[[32]byte][]int32{}}
+	runner := &b2tgolden.Runner{Enc: enc, MaxRows: 4}
 
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -112,15 +61,7 @@ func TestGoldenThroughJob(t *testing.T) {
 	byID := map[string]b2tgolden.File{} // by file path
 	staged := make([]*Staged, nShards)
 	for i, g := range files {
-		s, err := mmcif.ReadFile(g.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := b2t.Adapt(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b2tgolden.CheckInput(t, g, in)
+		in := b2tgolden.Input(t, g)
 		id := g.Path // two golden files share an entry id: key by file
 		inputs[id], byID[id] = in, g
 		sh := i % nShards
@@ -157,20 +98,20 @@ func TestGoldenThroughJob(t *testing.T) {
 			t.Fatalf("shard %d: %v", i, err)
 		}
 	}
-	multi := 0
-	for _, n := range runner.rows {
+	multi, batches := 0, runner.Batches()
+	for _, n := range batches {
 		if n > 1 {
 			multi++
 		}
 	}
-	t.Logf("%d device batches (structures each: %v), %d with more than one structure", len(runner.rows), runner.rows, multi)
+	t.Logf("%d device batches (structures each: %v), %d with more than one structure", len(batches), batches, multi)
 	if multi == 0 {
 		t.Error("no batch held more than one structure: the batched path was not exercised")
 	}
 
 	var tally b2tgolden.Tally
 	for id, in := range inputs {
-		codes, ok := runner.codes[coordsKey(in)]
+		codes, ok := runner.Codes(in)
 		if !ok {
 			t.Errorf("%s: the job encoded no input with these coordinates (staging changed them?)", id)
 			continue
@@ -179,31 +120,11 @@ func TestGoldenThroughJob(t *testing.T) {
 	}
 	tally.Log(t, "tpujob batched")
 
-	identical, docs := 0, 0
+	check := b2tgolden.NewOutputs(t, "tpujob parquet", files)
 	for _, req := range reqs {
-		err := corpus.Read(ctx, store, req.Output, []string{corpus.Structure, corpus.Document, "seq_length", "num_atoms", "num_atoms_total", "truncated", "num_tokens"},
-			func(r *manifest.Rows) error {
-				for _, v := range r.Values {
-					id := v[0].(string)
-					g, ok := byID[id]
-					if !ok {
-						return fmt.Errorf("unknown entry %s in %s", id, req.Output)
-					}
-					docs++
-					doc := b2t.Document{Text: v[1].(string), SeqLength: int(v[2].(int64)), NumAtoms: int(v[3].(int64)),
-						NumAtomsTotal: int(v[4].(int64)), Truncated: v[5].(bool), NumTokens: int(v[6].(int64))}
-					if b2tgolden.CheckDocument(t, "tpujob parquet", g, inputs[id], doc) == 0 {
-						identical++
-					}
-				}
-				return nil
-			})
-		if err != nil {
+		if err := corpus.Read(ctx, store, req.Output, b2tgolden.OutputColumns, func(r *manifest.Rows) error { return check.Rows(t, r) }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if docs != len(files) {
-		t.Errorf("%d documents in the shards, want %d", docs, len(files))
-	}
-	t.Logf("tpujob parquet: %d documents, %d byte-identical to the reference, the rest differ only in near-tie code tokens", docs, identical)
+	check.Done(t)
 }
