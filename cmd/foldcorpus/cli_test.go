@@ -313,3 +313,32 @@ func TestCLIFormats(t *testing.T) {
 		t.Errorf("formats no-such-format: exit %d, want 2", code)
 	}
 }
+
+// TestCLIRunIdentity: the same run asked for another way (a file:// URI for
+// the path, a default option passed explicitly) resumes the run in --out; a
+// different one is refused, saying what differs.
+func TestCLIRunIdentity(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	glob, err := synth.WriteSample(ctx, localblob.Store{}, filepath.Join(dir, "sample"), 8, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if _, stderr, code := runCLI(t, "run", "--manifest", glob, "--out", out); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"--manifest", "file://" + glob, "--residue-plddt-min", "70"},
+		{"--manifest", glob, "--opt", "residue_plddt_min=70.0", "--opt", "context_length=8192"},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"run", "--out", out}, args...)...)
+		if code != 0 || !strings.Contains(stderr, "(0 done now, 2 already done, 0 failed)") {
+			t.Errorf("run %v over the same run: exit %d; want it to find both shards done\n%s", args, code, stderr)
+		}
+	}
+	_, stderr, code := runCLI(t, "run", "--out", out, "--manifest", glob, "--residue-plddt-min", "50")
+	if want := `option residue_plddt_min: "70" (recorded) vs "50" (this command)`; code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("run with another option over the run: exit %d; want a refusal saying %s\n%s", code, want, stderr)
+	}
+}

@@ -72,10 +72,16 @@ type ShardError struct {
 	Err   error
 }
 
+// ErrDifferentRun is wrapped by Run when the output folder holds another
+// run (other inputs or options, after Normalize); the error says what
+// differs.
+var ErrDifferentRun = errors.New("output folder holds a different run")
+
 // ErrIncomplete is wrapped by Run when some shards failed.
 var ErrIncomplete = errors.New("run incomplete")
 
-// Run plans the run and processes every shard not done. It holds the
+// Run plans the run (its spec normalized, see Normalize) and processes
+// every shard not done. It holds the
 // output folder's ledger lock for its duration (a second concurrent run on
 // the same folder fails). A folder that already holds a different run is an
 // error (use another --out). When ctx is cancelled it stops promptly and
@@ -84,6 +90,9 @@ var ErrIncomplete = errors.New("run incomplete")
 func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	defer derrors.Wrap(&err, "localrun.Run")
 	start := time.Now()
+	if cfg.Spec, err = Normalize(cfg.Spec); err != nil {
+		return nil, err
+	}
 	out := cfg.Spec.Output
 	ledgerPath := cfg.LedgerPath
 	if !strings.HasPrefix(out, "gs://") {
@@ -118,8 +127,8 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	}
 	for _, r := range led.Runs() {
 		if r.ID != p.Run.ID {
-			return nil, derrors.Permanent(fmt.Errorf("%s already holds run %s (manifest %s, format %s) and this is run %s: use another --out, or rerun the same command",
-				out, r.ID, r.Manifest, r.Format, p.Run.ID))
+			return nil, derrors.Permanent(fmt.Errorf("%w: %s already holds run %s, and this command is run %s; they differ in\n  %s\nUse another --out, or rerun with the recorded inputs and options",
+				ErrDifferentRun, out, r.ID, p.Run.ID, strings.Join(runDiff(r, p.Run), "\n  ")))
 		}
 	}
 	if err := planner.Publish(ctx, pdeps, p); err != nil {
