@@ -42,6 +42,7 @@ func OptionList() []format.Option {
 		{Key: "distance_min_sep", Default: i(d.DistanceMinSep), Doc: "distance statements need j - i > this"},
 		{Key: "distance_redraws", Default: i(d.DistanceRedraws), Doc: "redraws of a too-close distance pair"},
 		{Key: "plddt_at_end_prob", Default: f(d.PLDDTAtEndProb), Doc: "probability that the pLDDT token goes last"},
+		{Key: "require_single_chain", Default: strconv.FormatBool(d.RequireSingleChain), Doc: "filter multi-chain structures (false: take the first polymer chain)"},
 	}
 	sort.Slice(list, func(a, b int) bool { return list[a].Key < list[b].Key })
 	return list
