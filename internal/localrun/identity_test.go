@@ -52,7 +52,9 @@ func TestRunDiff(t *testing.T) {
 		edit func(r *ledger.Run)
 		want []string
 	}{
-		{"option", func(r *ledger.Run) { r.Options = map[string]string{"residue_plddt_min": "50", "pipeline.lenient_missing": "false"} },
+		{"option", func(r *ledger.Run) {
+			r.Options = map[string]string{"residue_plddt_min": "50", "pipeline.lenient_missing": "false"}
+		},
 			[]string{`option residue_plddt_min: "70" (recorded) vs "50" (this command)`}},
 		{"option set only now", func(r *ledger.Run) {
 			r.Options = map[string]string{"residue_plddt_min": "70", "pipeline.lenient_missing": "false", "think_p": "0.2"}
