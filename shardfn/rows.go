@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"runtime"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -20,9 +20,9 @@ import (
 // it and generates its outcome. It never panics on bad input: a failure is
 // returned in rowOut.err as a *RowError.
 //
-// fetchSem, when not nil, bounds the fetches in flight: it is held only
-// around the object read, so parsing and generating never hold a fetch slot.
-func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, rows *manifest.Rows, i int, passIdx []int, fetchSem chan struct{}) (o rowOut) {
+// lim bounds the fetches and the CPU work in flight and lends the row
+// memory (see rowLimits); its zero value bounds nothing.
+func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, rows *manifest.Rows, i int, passIdx []int, lim rowLimits) (o rowOut) {
 	vals := rows.Values[i]
 	o.entryID = entryID(vals[0])
 	rowNum := rows.First + int64(i)
@@ -44,58 +44,82 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 			in.Record[name] = vals[j]
 		}
 	} else {
+		// fetchErr turns a failed read into the row's outcome; skip is
+		// true for a missing object in lenient mode.
+		fetchErr := func(err error) (skip bool, _ rowOut) {
+			if errors.Is(err, derrors.ErrNotFound) && msg.LenientMissing {
+				o.skipped = true
+				return true, o
+			}
+			switch {
+			case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
+				err = derrors.Transient(err)
+			case !errors.Is(err, derrors.ErrTransient):
+				err = derrors.Permanent(err)
+			}
+			return false, fail("fetch", err)
+		}
 		var data []byte
+		uri := ""
+		_, local := deps.Store.(readerInto)
 		if msg.URIColumn != "" {
-			uri, _ := vals[rows.Index(msg.URIColumn)].(string)
+			uri, _ = vals[rows.Index(msg.URIColumn)].(string)
 			if uri == "" {
 				return fail("fetch", derrors.Permanent(fmt.Errorf("empty %s", msg.URIColumn)))
 			}
 			o.structure = uri
-			if fetchSem != nil {
-				select {
-				case fetchSem <- struct{}{}:
-				case <-ctx.Done():
+			if !local { // a remote read waits, holding a fetch slot only
+				if !lim.acquire(ctx, lim.fetch) {
 					return fail("fetch", ctx.Err())
 				}
-			}
-			start := time.Now()
-			var err error
-			data, err = deps.Store.ReadAll(ctx, uri)
-			o.fetch = time.Since(start)
-			if fetchSem != nil {
-				<-fetchSem
-			}
-			if errors.Is(err, derrors.ErrNotFound) && msg.LenientMissing {
-				o.skipped = true
-				return o
-			}
-			if err != nil {
-				switch {
-				case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
-					err = derrors.Transient(err)
-				case !errors.Is(err, derrors.ErrTransient):
-					err = derrors.Permanent(err)
+				start := time.Now()
+				var err error
+				data, err = deps.Store.ReadAll(ctx, uri)
+				o.fetch = time.Since(start)
+				lim.release(lim.fetch)
+				if err != nil {
+					_, o = fetchErr(err)
+					return o
 				}
-				return fail("fetch", err)
 			}
 		} else {
 			text, _ := vals[rows.Index(msg.TextColumn)].(string)
 			o.structure = fmt.Sprintf("%s#row=%d", msg.Manifest, rowNum)
 			data = []byte(text)
 		}
-		st := structures.Get().(*structure.Structure)
+		// The CPU work (a local read, parse, generate) holds a CPU slot, so
+		// that only as many rows as cores hold a structure at once.
+		if !lim.acquire(ctx, lim.cpu) {
+			return fail("parse", ctx.Err())
+		}
+		defer lim.release(lim.cpu)
+		// The row's object bytes and structure come from the free list
+		// and go back once Generate has returned: no format keeps the
+		// structure or its slices (cadv2 and bio2token copy what they use;
+		// names are immutable strings), and the parser keeps no byte of
+		// its input, so the next row may overwrite both.
+		m := lim.mems.get()
+		if local && uri != "" {
+			start := time.Now()
+			var err error
+			data, err = deps.Store.(readerInto).ReadAllInto(ctx, uri, m.buf)
+			m.buf = data[:0]
+			o.fetch = time.Since(start)
+			if err != nil {
+				lim.mems.put(m)
+				_, o = fetchErr(err)
+				return o
+			}
+		}
 		start := time.Now()
-		err := parseSafely(deps.Parse, st, data)
+		err := parseSafely(deps.Parse, &m.st, data)
 		o.parse = time.Since(start)
 		if err != nil {
-			// not reused: a parser that panicked may have left st in any state
+			// not reused: a parser that panicked may have left it in any state
 			return fail("parse", derrors.Permanent(err))
 		}
-		// Back to the pool once Generate has returned: no format keeps the
-		// structure or its slices (cadv2 and bio2token copy what they use;
-		// names are immutable strings), so the next row may overwrite it.
-		defer structures.Put(st)
-		in.Structure = st
+		defer lim.mems.put(m)
+		in.Structure = &m.st
 	}
 	start := time.Now()
 	res, err := generateSafely(f, in)
@@ -107,9 +131,68 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 	return o
 }
 
-// structures are the parsed structures that rows parse into (Deps.Parse)
-// and reuse, so that a row's parse allocates almost nothing.
-var structures = sync.Pool{New: func() any { return new(structure.Structure) }}
+// readerInto is a store that reads an object into a caller's buffer
+// (localblob.Store): rows reuse fetch buffers instead of allocating,
+// zeroing and collecting one per object.
+type readerInto interface {
+	ReadAllInto(ctx context.Context, uri string, buf []byte) ([]byte, error)
+}
+
+// rowMem is the memory one row reads into: its object's bytes and the
+// structure parsed from them (Deps.Parse reuses a structure's memory).
+type rowMem struct {
+	buf []byte
+	st  structure.Structure
+}
+
+// rowLimits are a shard's bounds on rows in flight: fetch slots (remote
+// reads in flight), CPU slots (rows reading a local file, parsing or
+// generating; as many as cores) and the free list of row memory, as large
+// as the CPU slots. Nil channels bound nothing.
+type rowLimits struct {
+	fetch, cpu chan struct{}
+	mems       rowMems
+}
+
+// acquire takes a slot of sem (nil: none); false when ctx is done first.
+func (rowLimits) acquire(ctx context.Context, sem chan struct{}) bool {
+	if sem == nil {
+		return true
+	}
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (rowLimits) release(sem chan struct{}) {
+	if sem != nil {
+		<-sem
+	}
+}
+
+// rowMems is a shard's free list of row memory, as large as its rows in
+// flight. Unlike a sync.Pool it survives garbage collections (several per
+// shard), and it goes away with the shard. A nil list gives fresh memory.
+type rowMems chan *rowMem
+
+func (l rowMems) get() *rowMem {
+	select {
+	case m := <-l:
+		return m
+	default:
+		return new(rowMem)
+	}
+}
+
+func (l rowMems) put(m *rowMem) {
+	select {
+	case l <- m:
+	default:
+	}
+}
 
 // parseSafely turns a parser panic into an error: bad input must fail the
 // row, not the process.
@@ -165,6 +248,8 @@ func fetchPool(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(2 * conc)
 	fetchSem := make(chan struct{}, conc)
+	cores := runtime.GOMAXPROCS(0)
+	lim := rowLimits{fetch: fetchSem, cpu: make(chan struct{}, cores), mems: make(rowMems, cores)}
 	producerDone := make(chan struct{})
 	go func() {
 		defer close(producerDone)
@@ -175,7 +260,7 @@ func fetchPool(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 				return
 			}
 			g.Go(func() error {
-				slots[i] <- processRow(gctx, deps, msg, f, r.rows, r.i, passIdx, fetchSem)
+				slots[i] <- processRow(gctx, deps, msg, f, r.rows, r.i, passIdx, lim)
 				return nil
 			})
 		}

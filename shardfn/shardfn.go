@@ -452,13 +452,14 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 		}
 		err = fetchPool(ctx, deps, msg, f, rows, passIdx, &bad, consume)
 	} else {
+		lim := rowLimits{mems: make(rowMems, 1)} // rows one at a time
 		err = manifest.ReadShard(ctx, mstore, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
 			tm.Manifest += time.Since(mstart)
 			for i := range r.Values {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				o := processRow(ctx, deps, msg, f, r, i, passIdx, nil)
+				o := processRow(ctx, deps, msg, f, r, i, passIdx, lim)
 				if o.err != nil {
 					if bad.add(ctx, o.err) {
 						continue

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
@@ -16,7 +17,9 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
 func init() {
@@ -88,18 +91,21 @@ func runDoc(ctx context.Context, args []string) error {
 		return &exitError{2, err}
 	}
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false) // documents are full of < and >
+	r := docReader{f: f}
+	var b []byte
 	failed := 0
 	for _, file := range fset.Args() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line := docFile(f, file, *entryID)
+		line := r.file(file, *entryID)
 		if line.Outcome == "error" {
 			failed++
 		}
-		if err := enc.Encode(line); err != nil {
+		if b, err = appendDocLine(b[:0], line); err != nil {
+			return err
+		}
+		if _, err := out.Write(b); err != nil {
 			return err
 		}
 	}
@@ -116,12 +122,33 @@ func runDoc(ctx context.Context, args []string) error {
 // error outcome. entryID seeds the document; when empty it is derived from
 // the file's block name.
 func docFile(f format.Format, file, entryID string) docLine {
+	r := docReader{f: f}
+	return r.file(file, entryID)
+}
+
+// docReader reads file after file into one reused structure and file
+// buffer, so that a long `doc` run allocates almost nothing per file.
+type docReader struct {
+	f   format.Format
+	st  structure.Structure
+	buf []byte
+}
+
+// file is docFile into r's reused memory: the line is valid until the next
+// call.
+func (r *docReader) file(file, entryID string) docLine {
+	f := r.f
 	line := docLine{File: file}
-	s, err := mmcif.ReadFile(file)
+	var err error
+	r.buf, err = localblob.ReadFileInto(file, r.buf)
+	if err == nil {
+		err = mmcif.ReadInto(&r.st, r.buf)
+	}
 	if err != nil {
-		line.Outcome, line.Error = "error", err.Error()
+		line.Outcome, line.Error = "error", fmt.Sprintf("%s: %v", file, err)
 		return line
 	}
+	s := &r.st
 	line.EntryID = entryID
 	if line.EntryID == "" {
 		line.EntryID = cadv2.EntryID(s.Name, file)
@@ -154,4 +181,62 @@ func numTokens(f format.Format, res format.Result) int64 {
 		return 0
 	}
 	return int64(strings.Count(res.Document, " ") + 1)
+}
+
+// appendDocLine appends l as one JSON line, as json.Encoder with HTML
+// escaping off writes it. The document, its last field and nearly all of
+// its bytes, is escaped by a plain-ASCII fast path (documents are ASCII
+// with newlines); encoding/json does the rest.
+func appendDocLine(dst []byte, l docLine) ([]byte, error) {
+	doc := l.Document
+	l.Document = ""
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // documents are full of < and >
+	if err := enc.Encode(l); err != nil {
+		return dst, err
+	}
+	head := b.Bytes()
+	if doc == "" {
+		return append(dst, head...), nil
+	}
+	head = bytes.TrimSuffix(head, []byte("}\n"))
+	dst = append(append(dst, head...), `,"document":`...)
+	dst = appendJSONString(dst, doc)
+	return append(dst, "}\n"...), nil
+}
+
+// appendJSONString appends s as a JSON string, byte-identical to
+// encoding/json with HTML escaping off.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x80 && c != '"' && c != '\\' {
+			continue
+		}
+		var esc string
+		switch c {
+		case '"':
+			esc = `\"`
+		case '\\':
+			esc = `\\`
+		case '\n':
+			esc = `\n`
+		case '\t':
+			esc = `\t`
+		case '\r':
+			esc = `\r`
+		default: // other control bytes and non-ASCII: encoding/json's rules
+			var q bytes.Buffer
+			enc := json.NewEncoder(&q)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s[i:]) // a string always encodes
+			return append(append(dst, s[start:i]...), bytes.TrimSuffix(q.Bytes(), []byte("\n"))[1:]...)
+		}
+		dst = append(append(dst, s[start:i]...), esc...)
+		start = i + 1
+	}
+	return append(append(dst, s[start:]...), '"')
 }

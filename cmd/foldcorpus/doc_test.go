@@ -71,3 +71,33 @@ func TestDocFileMatchesGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendDocLineMatchesEncodingJSON: the hand-escaped document gives the
+// bytes json.Encoder (HTML escaping off) gives, for every kind of byte.
+func TestAppendDocLineMatchesEncodingJSON(t *testing.T) {
+	docs := []string{
+		"",
+		"<contacts-and-distances-v2> <begin_sequence> M K T\n<end>",
+		"quote \" backslash \\ tab \t cr \r nl \n & < >",
+		"control \x01 \x1f del \x7f",
+		"non-ASCII é 😀 then ASCII \" after",
+		"invalid UTF-8 \xff\xfe then \\u003c literal",
+		"line sep \u2028 para sep \u2029",
+	}
+	for _, doc := range docs {
+		line := docLine{File: "f.cif", EntryID: "E", Outcome: "document", NumTokens: 3, SHA1: "abc", Document: doc}
+		var want strings.Builder
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(line); err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendDocLine([]byte("prefix"), line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != "prefix"+want.String() {
+			t.Errorf("appendDocLine(%q) = %s, want %s", doc, got, want.String())
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"syscall"
 )
@@ -120,6 +121,9 @@ func mainCode(args []string) int {
 		usage(os.Stderr)
 		return 2
 	}
+	if path := os.Getenv("FOLDCORPUS_CPUPROFILE"); path != "" {
+		defer startCPUProfile(path)() // `bench run --cpuprofile` profiles the commands it measures
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := cmd.run(ctx, args)
@@ -135,4 +139,28 @@ func mainCode(args []string) int {
 		return ee.code
 	}
 	return 1
+}
+
+// startCPUProfile writes a CPU profile of this process to path until the
+// returned function is called, which also writes the allocations profile
+// to $FOLDCORPUS_MEMPROFILE when set.
+func startCPUProfile(path string) (stop func()) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "foldcorpus: FOLDCORPUS_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+		if mem := os.Getenv("FOLDCORPUS_MEMPROFILE"); mem != "" {
+			if mf, err := os.Create(mem); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(mf, 0)
+				mf.Close()
+			}
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -94,8 +95,57 @@ func (Store) ReadAll(ctx context.Context, uri string) (_ []byte, err error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
+	data, err := readFull(f, nil)
 	return data, classify(err)
+}
+
+// ReadAllInto is ReadAll into buf's memory, grown when it is too small; the
+// result aliases buf. A caller reading many objects in turn (shardfn's rows)
+// reuses one buffer instead of allocating, zeroing and collecting one per
+// object. Idempotent.
+func (Store) ReadAllInto(ctx context.Context, uri string, buf []byte) (_ []byte, err error) {
+	defer derrors.Wrap(&err, "localblob.ReadAll(%s)", uri)
+	f, _, err := open(ctx, uri)
+	if err != nil {
+		return buf[:0], err
+	}
+	defer f.Close()
+	data, err := readFull(f, buf)
+	return data, classify(err)
+}
+
+// ReadFileInto reads the file at path into buf's memory (see ReadAllInto);
+// errors are os.ReadFile's.
+func ReadFileInto(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf[:0], err
+	}
+	defer f.Close()
+	return readFull(f, buf)
+}
+
+// readFull reads f to EOF into buf[:0], sized from f's size (a file that
+// grows meanwhile is still read to EOF).
+func readFull(f *os.File, buf []byte) ([]byte, error) {
+	size := 0
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = int(st.Size())
+	}
+	buf = slices.Grow(buf[:0], size+1) // +1: EOF is seen without growing
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 512)
+		}
+	}
 }
 
 // Open opens the file for range reads; the caller closes it.
