@@ -76,6 +76,23 @@ type Spec struct {
 	// MaxRows, when positive, publishes only the first shards that together
 	// hold at least MaxRows rows (a partial run; the others stay missing).
 	MaxRows int64
+	// Passthrough names the manifest columns copied to the output, in that
+	// order; each must be in every manifest file. Nil means the default set
+	// (manifest.PassthroughColumns present in every file); empty, none.
+	Passthrough []string
+}
+
+// ParsePassthrough reads a passthrough list as written in a run's options
+// ("pipeline.passthrough") and by --passthrough: comma-separated column
+// names; "" is the empty list (no passthrough columns).
+func ParsePassthrough(v string) []string {
+	out := []string{}
+	for _, c := range strings.Split(v, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Result is the outcome of planning.
@@ -89,6 +106,9 @@ type Result struct {
 	Schemas    []manifest.Schema
 	Projection manifest.Projection
 	Output     corpus.Schema
+	// Dropped lists the manifest columns that no shard reads or writes
+	// (manifest.Dropped over every file, in order of first appearance).
+	Dropped []string
 	// ShardRows is each shard's row count, by shard index.
 	ShardRows []int64
 	// RecordTime and PublishTime split Publish's wall time: recording the
@@ -173,7 +193,7 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 		if err != nil {
 			return nil, err
 		}
-		proj, err := manifest.Resolve(s, uriCol, textCol, record, exclude)
+		proj, err := manifest.Resolve(s, uriCol, textCol, record, exclude, spec.Passthrough)
 		if err != nil {
 			return nil, err
 		}
@@ -195,6 +215,13 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 		p.Schemas = append(p.Schemas, s)
 	}
 	p.Output = corpus.NewSchema(f.Columns(), p.Projection.Passthrough)
+	for _, s := range p.Schemas {
+		for _, name := range manifest.Dropped(s, p.Projection.Columns()) {
+			if !slices.Contains(p.Dropped, name) {
+				p.Dropped = append(p.Dropped, name)
+			}
+		}
+	}
 
 	type part struct {
 		file int
@@ -235,6 +262,9 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	runOpts["pipeline.lenient_missing"] = strconv.FormatBool(spec.LenientMissing)
 	runOpts["pipeline.prefix"] = spec.Prefix
 	runOpts["pipeline.row_groups_per_shard"] = strconv.Itoa(spec.RowGroupsPerShard)
+	if spec.Passthrough != nil { // the default set adds nothing: earlier runs keep their ids
+		runOpts["pipeline.passthrough"] = strings.Join(spec.Passthrough, ",")
+	}
 	if spec.ManifestGeneration != 0 {
 		runOpts["pipeline.manifest_generation"] = strconv.FormatInt(spec.ManifestGeneration, 10)
 	}

@@ -355,6 +355,7 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 	if err != nil {
 		return acc, nil, err
 	}
+	acc.DroppedColumns = manifest.Dropped(schema, msg.Columns)
 	// Passthrough columns: the projected ones that are not inputs.
 	inputs := map[string]bool{manifest.EntryIDColumn: true, msg.URIColumn: true, msg.TextColumn: true}
 	if f.Kind() == format.FromRecord {

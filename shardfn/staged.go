@@ -113,6 +113,7 @@ func adaptShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 	if err != nil {
 		return st, err
 	}
+	acc.DroppedColumns = manifest.Dropped(schema, msg.Columns)
 	inputs := map[string]bool{manifest.EntryIDColumn: true, msg.URIColumn: true, msg.TextColumn: true}
 	var passIdx []int
 	for i, name := range msg.Columns {

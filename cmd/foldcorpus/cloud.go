@@ -272,6 +272,8 @@ func specFromRun(run ledger.Run) (planner.Spec, error) {
 			spec.Prefix = v
 		case "pipeline.row_groups_per_shard":
 			spec.RowGroupsPerShard, err = strconv.Atoi(v)
+		case "pipeline.passthrough":
+			spec.Passthrough = planner.ParsePassthrough(v)
 		case "pipeline.manifest_generation":
 			// A rerun reads the manifest generation the run was planned
 			// on (an error if it no longer exists).

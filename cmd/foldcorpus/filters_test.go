@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
@@ -135,6 +136,59 @@ func TestRunBadRowsInStatus(t *testing.T) {
 	for _, b := range wantBad {
 		if !strings.Contains(text, fmt.Sprintf("bad row %d: entry %s: %s: ", b.Row, b.EntryID, b.Stage)) {
 			t.Errorf("status does not name bad row %d (%s):\n%s", b.Row, b.EntryID, text)
+		}
+	}
+}
+
+// TestRunPassthroughColumns: extra manifest columns are not dropped
+// silently: the output's accounting names them (and run says so), and
+// --passthrough names the columns to copy, in that order.
+func TestRunPassthroughColumns(t *testing.T) {
+	cdir := testcorpus.Dir(t)
+	dir := t.TempDir()
+	cols := []format.Column{{Name: "entry_id", Type: format.String}, {Name: "gcs_uri", Type: format.String},
+		{Name: "split", Type: format.String}, {Name: "note", Type: format.String}, {Name: "seq_len", Type: format.Int64}}
+	rows := [][]any{
+		{"AF-P04637-F1", "file://" + filepath.Join(cdir, "afdb/AF-P04637-F1-model_v4.cif"), "train", "kept?", int64(-1)},
+		{"AF-A0A023HHL0-F1", "file://" + filepath.Join(cdir, "afdb/AF-A0A023HHL0-F1-model_v4.cif"), "val", "also", int64(-1)},
+	}
+	data, err := manifest.Encode(cols, rows, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(dir, "m.parquet")
+	if err := (localblob.Store{}).Create(context.Background(), m, data); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name        string
+		args        []string
+		wantCols    string // output columns after the format's
+		wantDropped string
+		wantSay     string
+	}{
+		{name: "default set", wantCols: "[split]", wantDropped: "[note seq_len]",
+			wantSay: "manifest columns not in the output: note, seq_len (name the ones to keep with --passthrough)"},
+		{name: "named", args: []string{"--passthrough", "note,split"}, wantCols: "[note split]", wantDropped: "[seq_len]",
+			wantSay: "manifest columns not in the output: seq_len"},
+		{name: "none", args: []string{"--passthrough", ""}, wantCols: "[]", wantDropped: "[split note seq_len]",
+			wantSay: "manifest columns not in the output: split, note, seq_len"},
+	}
+	for i, tt := range tests {
+		out := filepath.Join(dir, fmt.Sprint("out", i))
+		text, code := runCLIText(t, append([]string{"run", "--manifest", m, "--out", out, "--workers", "1"}, tt.args...)...)
+		if code != 0 || !strings.Contains(text, tt.wantSay) {
+			t.Errorf("%s: run exited %d, want 0 and %q:\n%s", tt.name, code, tt.wantSay, text)
+			continue
+		}
+		meta, err := corpus.ReadMeta(context.Background(), localblob.Store{}, filepath.Join(out, "part-00000-of-00001.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra := append([]string{}, meta.Columns[9:]...) // after entry_id structure document sha1 + the format's 5
+		if fmt.Sprint(extra) != tt.wantCols || fmt.Sprint(meta.Accounting.DroppedColumns) != tt.wantDropped {
+			t.Errorf("%s: output columns %v (passthrough %v), dropped %v; want passthrough %s, dropped %s",
+				tt.name, meta.Columns, extra, meta.Accounting.DroppedColumns, tt.wantCols, tt.wantDropped)
 		}
 	}
 }

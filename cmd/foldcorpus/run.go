@@ -49,7 +49,19 @@ type runFlags struct {
 	lenient                                        bool
 	plddtMin                                       string
 	opts                                           optFlags
+	passthrough                                    passthroughFlag
 }
+
+// passthroughFlag is --passthrough: unset keeps the default set.
+type passthroughFlag struct{ cols []string }
+
+func (p *passthroughFlag) String() string {
+	if p == nil || p.cols == nil {
+		return ""
+	}
+	return strings.Join(p.cols, ",")
+}
+func (p *passthroughFlag) Set(v string) error { p.cols = planner.ParsePassthrough(v); return nil }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
 	rf.opts = optFlags{}
@@ -67,6 +79,8 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&rf.lenient, "lenient-missing", false, "skip (and count) rows whose object is missing instead of failing the shard")
 	fs.StringVar(&rf.plddtMin, "residue-plddt-min", "", "format option residue_plddt_min (contacts-and-distances-v2; default 70)")
 	fs.Var(rf.opts, "opt", "format option key=value (repeatable)")
+	fs.Var(&rf.passthrough, "passthrough", "manifest columns copied to the output, comma-separated ('' for none; default: "+
+		strings.Join(manifest.PassthroughColumns, ",")+", those present)")
 }
 
 // spec resolves the flags into a planner spec, writing the embedded sample
@@ -110,7 +124,7 @@ func (rf *runFlags) spec(ctx context.Context) (planner.Spec, error) {
 	}
 	s := planner.Spec{Manifest: glob, Format: rf.format, Options: opts, URIColumn: rf.uriCol,
 		TextColumn: rf.textCol, LenientMissing: rf.lenient, Output: out, Prefix: rf.prefix,
-		RowGroupsPerShard: rf.rgPerShard}
+		RowGroupsPerShard: rf.rgPerShard, Passthrough: rf.passthrough.cols}
 	if rf.manifest != "" && rf.numDocs > 0 {
 		s.MaxRows = int64(rf.numDocs)
 	}
@@ -153,6 +167,9 @@ func runRun(ctx context.Context, args []string) error {
 			sum.Plan.Run.ID, sum.Plan.Run.Shards, sum.Done, sum.AlreadyDone, len(sum.Failed), prog.docs.Load(), sum.Wall.Round(time.Millisecond), read, size)
 		for _, f := range sum.Failed {
 			fmt.Fprintf(os.Stderr, "  shard %d FAILED: %v\n", f.Shard, f.Err)
+		}
+		if d := sum.Plan.Dropped; len(d) > 0 {
+			fmt.Fprintf(os.Stderr, "manifest columns not in the output: %s (name the ones to keep with --passthrough)\n", strings.Join(d, ", "))
 		}
 	}
 	incomplete := errors.Is(err, localrun.ErrIncomplete)

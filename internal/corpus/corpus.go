@@ -9,14 +9,16 @@
 //	sha1       string  hex SHA-1 of document (UTF-8)
 //	...        the format's own columns in its declared order (for
 //	           contacts-and-distances-v2: seq_len, global_plddt, contacts_emitted, ...)
-//	...        the manifest's passthrough columns present in the manifest
-//	           (split, seq_cluster_id, struct_cluster_id, uniprot_accession,
-//	           tax_id, organism_name, global_plddt, seq_len, round), except
-//	           those the format already writes
+//	...        the manifest's passthrough columns: the ones the run names,
+//	           or by default those present in the manifest of split,
+//	           seq_cluster_id, struct_cluster_id, uniprot_accession, tax_id,
+//	           organism_name, global_plddt, seq_len, round, except those the
+//	           format already writes
 //
 // Files are zstd-compressed, written in row groups of a fixed row count, with
 // deterministic bytes for the same rows and accounting. The shard's accounting
-// (rows_in, docs_out, filtered per reason, skipped, format, options) is the
+// (rows_in, docs_out, filtered per reason, skipped, format, options, the
+// manifest columns dropped) is the
 // JSON value of the key-value metadata key "foldcorpus.accounting".
 package corpus
 
@@ -74,6 +76,11 @@ type Accounting struct {
 	Skipped   int64             `json:"skipped"`
 	// SkippedIDs are the entry ids of rows skipped as missing (lenient mode).
 	SkippedIDs []string `json:"skipped_ids,omitempty"`
+	// DroppedColumns are the shard's manifest columns that the output does
+	// not carry (neither read as input nor passed through; see
+	// manifest.Dropped). A run names the columns to keep with its
+	// passthrough list.
+	DroppedColumns []string `json:"dropped_columns,omitempty"`
 }
 
 // Balanced reports whether RowsIn = DocsOut + sum(Filtered) + Skipped.

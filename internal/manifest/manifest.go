@@ -34,7 +34,7 @@ const (
 )
 
 // PassthroughColumns are copied from the manifest to the output when present,
-// in this order.
+// in this order: the default set (a run may name its own, see Resolve).
 var PassthroughColumns = []string{
 	"split", "seq_cluster_id", "struct_cluster_id", "uniprot_accession",
 	"tax_id", "organism_name", "global_plddt", "seq_len", "round",
@@ -178,9 +178,12 @@ var ErrMissingColumn = errors.New("missing required column")
 // record lists a FromRecord format's columns (nil for structure formats, which
 // need exactly one of uriColumn or textColumn; textColumn wins when both are
 // set). exclude names passthrough columns to drop because the output already
-// has them (e.g. the format's own global_plddt). Errors are permanent and name
-// the file and the column.
-func Resolve(s Schema, uriColumn, textColumn string, record []format.Column, exclude []string) (Projection, error) {
+// has them (e.g. the format's own global_plddt). passthrough names the
+// columns to copy to the output, in that order; nil means the default set
+// (PassthroughColumns, those present). A named column must exist with a
+// supported type and be neither an input nor excluded. Errors are
+// permanent and name the file and the column.
+func Resolve(s Schema, uriColumn, textColumn string, record []format.Column, exclude, passthrough []string) (Projection, error) {
 	var p Projection
 	need := func(name string, want ...format.ColumnType) error {
 		c, ok := s.Column(name)
@@ -220,15 +223,50 @@ func Resolve(s Schema, uriColumn, textColumn string, record []format.Column, exc
 		}
 		p.URIColumn = uriColumn
 	}
-	for _, name := range PassthroughColumns {
-		if slices.Contains(exclude, name) || slices.Contains(p.Columns(), name) {
-			continue
+	if passthrough == nil {
+		for _, name := range PassthroughColumns {
+			if slices.Contains(exclude, name) || slices.Contains(p.Columns(), name) {
+				continue
+			}
+			if c, ok := s.Column(name); ok {
+				p.Passthrough = append(p.Passthrough, c)
+			}
 		}
-		if c, ok := s.Column(name); ok {
-			p.Passthrough = append(p.Passthrough, c)
+		return p, nil
+	}
+	for _, name := range passthrough {
+		switch {
+		case slices.Contains(exclude, name):
+			return p, derrors.Permanent(fmt.Errorf("passthrough column %q: the format writes its own %s", name, name))
+		case slices.Contains(p.Columns(), name):
+			return p, derrors.Permanent(fmt.Errorf("passthrough column %q is an input column, or named twice", name))
 		}
+		if err := need(name); err != nil {
+			return p, fmt.Errorf("passthrough: %w", err)
+		}
+		c, _ := s.Column(name)
+		p.Passthrough = append(p.Passthrough, c)
 	}
 	return p, nil
+}
+
+// Dropped returns the columns of s that a shard with projection cols
+// neither reads nor writes (those of Schema.Columns in file order, then
+// those of Schema.Unsupported): the manifest data a run leaves out of its
+// output.
+func Dropped(s Schema, cols []string) []string {
+	var out []string
+	for _, c := range s.Columns {
+		if !slices.Contains(cols, c.Name) {
+			out = append(out, c.Name)
+		}
+	}
+	for _, name := range s.Unsupported {
+		if !slices.Contains(cols, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func names(cols []format.Column) []string {
