@@ -72,8 +72,16 @@ func TestBio2TokenGoldenThroughEmulators(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.put(dataBucket, "manifests/b2t.parquet", mdata, "")
+	// As in the cloud, the run spec names the checkpoint in GCS: the
+	// functions only adapt and stage, and never read it; the tokenize job
+	// has its own copy.
+	ckptData, err := os.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.put(outBucket, "models/bio2token.ckpt", ckptData, "")
 	spec, _ := json.Marshal(map[string]any{"manifest": "gs://" + dataBucket + "/manifests/b2t.parquet", "format": "bio2token-v2",
-		"options": map[string]string{"weights": ckpt}, "row_groups_per_shard": 1})
+		"options": map[string]string{"weights": "gs://" + outBucket + "/models/bio2token.ckpt"}, "row_groups_per_shard": 1})
 	gen := s.put(manifestBucket, "runs/b2t.run.json", spec, "")
 	runID := fmt.Sprintf("gs://%s/runs/b2t.run.json#%d", manifestBucket, gen)
 

@@ -25,7 +25,10 @@ const Name = "bio2token-v2"
 // Option keys.
 const (
 	// OptWeights is required: a checkpoint path (the official PyTorch
-	// Lightning file), or "generated:SEED" for generated test weights.
+	// Lightning file), "generated:SEED" for generated test weights, or a
+	// gs:// URI of the checkpoint in the cloud, where the tokenize job
+	// (tpujob) reads its own copy (FOLDCORPUS_TOKENIZE_WEIGHTS) and the
+	// functions only adapt and stage.
 	OptWeights = "weights"
 	// OptBackend is the GoMLX backend ("go" by default).
 	OptBackend = "backend"
@@ -84,7 +87,13 @@ type Format struct {
 // New loads the weights and starts the encoder on the configured backend.
 // Programs compile lazily, once per length bucket, with one row each (on a
 // CPU, batching buys no throughput and a row pads to at most its bucket).
+// With gs:// weights it loads nothing: such a format adapts (the cloud
+// shard function stages its inputs for the tokenize job), and Generate
+// fails with an error saying so.
 func New(opts Options) (*Format, error) {
+	if strings.HasPrefix(opts.Weights, "gs://") {
+		return &Format{opts: opts, ladder: b2t.Ladder(opts.Rungs)}, nil
+	}
 	w, err := LoadWeights(opts.Weights)
 	if err != nil {
 		return nil, err
@@ -109,7 +118,8 @@ func NewFromOptions(kv map[string]string) (format.Format, error) {
 	return New(o)
 }
 
-// Encoder is the format's encoder (its compile count shows in tests).
+// Encoder is the format's encoder (its compile count shows in tests); nil
+// with gs:// weights.
 func (f *Format) Encoder() *b2t.Encoder { return f.enc }
 
 func (f *Format) Name() string                   { return Name }
@@ -182,6 +192,9 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 	}
 	if filtered != "" {
 		return Result(b2t.Document{}, filtered), nil
+	}
+	if f.enc == nil {
+		return format.Result{}, fmt.Errorf("%s: %s: weights %s are read by the tokenize job (tpujob), not inline: give a local checkpoint path, or hand the shard to the tokenize job (FOLDCORPUS_TOKENIZE_TOPIC)", Name, in.EntryID, f.opts.Weights)
 	}
 	n := adapted.NumAtoms()
 	batch := b2t.Batch{Shape: b2t.Shape{Batch: 1, Length: b2t.BucketFor(f.ladder, n)}, Items: []int{0}}

@@ -122,3 +122,34 @@ func TestOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteWeightsAdaptOnly: with gs:// weights (a cloud run spec, where
+// the tokenize job reads the checkpoint) the format loads nothing, adapts
+// as with local weights, and Generate fails saying the weights are the
+// tokenize job's.
+func TestRemoteWeightsAdaptOnly(t *testing.T) {
+	s, err := mmcif.ReadFile(filepath.Join(testcorpus.Dir(t), "afdb", "AF-C1P619-F1-model_v6.cif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := format.Input{EntryID: "AF-C1P619-F1", Structure: s}
+	remote, err := NewFromOptions(map[string]string{OptWeights: "gs://models/bio2token.ckpt"})
+	if err != nil {
+		t.Fatalf("gs:// weights: %v", err)
+	}
+	local, err := New(Options{Weights: "generated:1", Backend: "go", Rungs: b2t.DefaultRungs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, filtered, err := remote.(format.Neural).Adapt(in)
+	want, _, _ := local.Adapt(in)
+	if err != nil || filtered != "" || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Adapt with gs:// weights = %v, %q, %v; want the local format's adaptation", got != nil, filtered, err)
+	}
+	if _, err := remote.Generate(in); err == nil || !strings.Contains(err.Error(), "gs://models/bio2token.ckpt") || !strings.Contains(err.Error(), "tokenize job") {
+		t.Errorf("Generate with gs:// weights = %v, want an error naming the weights and the tokenize job", err)
+	}
+	if _, err := NewFromOptions(map[string]string{OptWeights: "/nonexistent/bio2token.ckpt"}); err == nil {
+		t.Error("a missing local checkpoint was accepted")
+	}
+}
