@@ -231,7 +231,8 @@ func (g *generator) chainResidues(ci int, pos *[3]float64) (poly, other []residu
 // position, insertion codes, HETATM and unknown residues; ligands and
 // waters in the chain or after other chains), 1-3 models, with or without
 // _entity, _entity_poly and _struct_asym (sometimes incomplete or wrong),
-// optional columns left out, and column-aligned rows half the time.
+// models sometimes out of order, string values and model numbers sometimes
+// quoted, optional columns left out, and column-aligned rows half the time.
 func Generate(r *rand.Rand, name string) []byte {
 	g := &generator{r: r, entities: map[string]string{}, polyEnts: map[string]bool{}, asymSeen: map[string]bool{}}
 	g.icodeCol, g.entCol, g.lseqCol = g.p(0.8), g.p(0.9), g.p(0.9)
@@ -364,7 +365,14 @@ func Generate(r *rand.Rand, name string) []byte {
 	for pi := range revisit {
 		revisit[pi] = len(parts[pi].res) > 1 && g.p(0.05)
 	}
-	for m := 1; m <= nModels; m++ {
+	models := make([]int, nModels)
+	for i := range models {
+		models[i] = i + 1
+	}
+	if nModels > 1 && g.p(0.15) {
+		r.Shuffle(len(models), func(i, j int) { models[i], models[j] = models[j], models[i] }) // e.g. model 2 first
+	}
+	for _, m := range models {
 		jitter := 0.0
 		if m > 1 {
 			jitter = 0.1 * float64(m)
