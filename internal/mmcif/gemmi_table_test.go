@@ -74,11 +74,11 @@ const entity12 = "loop_\n_entity.id\n_entity.type\n1 polymer\n2 non-polymer\n"
 // between chains) and agree on everything gemmitest.Diff compares.
 //
 // From gemmi's source (v0.5.7): fill_residue_entity_type types a subchain
-// without a known entity by ResidueSpan::length(), which counts
-// consecutive residues with the same SeqId (number, insertion code without
-// case) once: microheterogeneity is one position, so a chain whose
-// residues share one position is not a polymer; the water test looks at
-// the subchain's first residue only (the first conformer). get_polymer and
+// without a known entity by ResidueSpan::length(), which counts consecutive
+// residues with the same SeqId (auth number, insertion code without case;
+// label_seq_id plays no part) once: microheterogeneity is one position, so
+// a chain whose residues share one position is not a polymer; the water
+// test looks at the subchain's first residue only (the first conformer). get_polymer and
 // the reference generators then take every residue, alternatives included
 // (one_letter_code and extract_sequence iterate first_conformer(), but
 // the references do not use them). find_atom(name, '*') takes the first
@@ -104,6 +104,8 @@ func TestConformerRulesAgreeWithGemmi(t *testing.T) {
 		{"insertion codes A and a are one position", tableFile("", "SER 7A alt=A", "PRO 7a alt=B"), "0:"},
 		{"insertion codes A and a: one residue", tableFile("", "SER 7A", "SER 7a atom=CB", "GLY 8"), "2:SG"},
 		{"same number not adjacent counts twice", tableFile("", "SER 5", "GLY 6", "PRO 5"), "3:SGP"},
+		{"label_seq_id does not group: one auth position", tableFile("", "SER 22 lseq=1 alt=A", "PRO 22 lseq=2 alt=B"), "0:"},
+		{"label_seq_id does not group: two auth positions", tableFile("", "SER 22 lseq=1 alt=A", "PRO 23 lseq=1 alt=B"), "2:SP"},
 		{"no altlocs, two names at one number", tableFile("", "SER 5", "PRO 5"), "0:"},
 		{"microheterogeneity in a second subchain of the chain", tableFile("",
 			"ALA 1", "GLY 2", "SER 9 sub=B alt=A", "PRO 9 sub=B alt=B"), "2:AG"},
