@@ -3,8 +3,6 @@ package cadv2
 import (
 	"flag"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +10,11 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/mmcif/gemmitest"
 )
 
-var gemmiOutcomeCases = flag.Int("gemmi.cases", 300, "generated structures TestOutcomeAgreesWithGemmi runs")
+var (
+	gemmiOutcomeCases = flag.Int("gemmi.cases", 300, "generated structures TestOutcomeAgreesWithGemmi runs")
+	gemmiOutcomeFor   = flag.Duration("gemmi.for", 0, "keep TestOutcomeAgreesWithGemmi generating batches this long (overrides -gemmi.cases)")
+	gemmiOutcomeSeed  = flag.Uint64("gemmi.seed", 5000, "first seed of TestOutcomeAgreesWithGemmi")
+)
 
 // TestOutcomeAgreesWithGemmi generates random structures (gemmitest:
 // altlocs, microheterogeneity, insertion codes, missing or wrong _entity,
@@ -29,24 +31,10 @@ var gemmiOutcomeCases = flag.Int("gemmi.cases", 300, "generated structures TestO
 func TestOutcomeAgreesWithGemmi(t *testing.T) {
 	g := gemmitest.New(t)
 	f := mustFormat(t, nil)
-	dir := t.TempDir()
-	paths := make([]string, *gemmiOutcomeCases)
-	for i := range paths {
-		seed := uint64(5000 + i)
-		paths[i] = filepath.Join(dir, fmt.Sprintf("gen%d.cif", seed))
-		data := gemmitest.Generate(rand.New(rand.NewPCG(seed, 16)), fmt.Sprintf("gen%d", seed))
-		if err := os.WriteFile(paths[i], data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	readings, err := g.Read(paths)
-	if err != nil {
-		t.Fatal(err)
-	}
 	counts := map[string]int{}
-	bad := 0
-	for i, p := range paths {
-		want := readings[i].CADV2
+	c := gemmitest.Config{Cases: *gemmiOutcomeCases, For: *gemmiOutcomeFor, Seed: *gemmiOutcomeSeed}
+	gemmitest.Run(t, g, c, func(p string, _ []byte, r gemmitest.Reading) []string {
+		want := r.CADV2
 		got := runFile(f, p, filepath.Base(p))
 		counts[want.Outcome+" "+want.Error]++
 		ok := false
@@ -62,16 +50,13 @@ func TestOutcomeAgreesWithGemmi(t *testing.T) {
 		case want.Outcome == "document":
 			ok = got.outcome == "document" && got.sha1 == want.SHA1 && got.nRes == want.NResidues
 		}
-		if !ok {
-			bad++
-			if bad <= 5 {
-				data, _ := os.ReadFile(p)
-				t.Errorf("%s: ours %s (%s, %d residues, sha1 %s); gemmi's reading gives %+v\n%s",
-					filepath.Base(p), got.outcome, got.detail, got.nRes, got.sha1, want, data)
-			}
+		if ok {
+			return nil
 		}
-	}
-	t.Logf("%d generated files, outcomes under gemmi's reading: %v; %d disagree", len(paths), counts, bad)
+		return []string{fmt.Sprintf("ours %s (%s, %d residues, sha1 %s); gemmi's reading gives %+v",
+			got.outcome, got.detail, got.nRes, got.sha1, want)}
+	})
+	t.Logf("outcomes under gemmi's reading: %v", counts)
 	for _, o := range []string{"document ", "error no polymer chain", "filtered "} {
 		if counts[o] == 0 {
 			t.Errorf("no generated file has outcome %q: the generator lost its variety (%v)", o, counts)
