@@ -28,6 +28,9 @@ type RunSpec struct {
 	LenientMissing    bool              `json:"lenient_missing,omitempty"`
 	RowGroupsPerShard int               `json:"row_groups_per_shard,omitempty"`
 	Prefix            string            `json:"prefix,omitempty"`
+	// Passthrough names the manifest columns copied to the output (absent:
+	// the default set; []: none).
+	Passthrough []string `json:"passthrough,omitempty"`
 }
 
 // RunSpecSuffix ends the name of a run spec object.
@@ -159,7 +162,7 @@ func (s *Server) readSpec(ctx context.Context, uri string, generation int64) (sp
 	return planner.Spec{
 		Manifest: rs.Manifest, Format: rs.Format, Options: rs.Options,
 		URIColumn: rs.URIColumn, TextColumn: rs.TextColumn, LenientMissing: rs.LenientMissing,
-		RowGroupsPerShard: rs.RowGroupsPerShard, Prefix: rs.Prefix,
+		RowGroupsPerShard: rs.RowGroupsPerShard, Prefix: rs.Prefix, Passthrough: rs.Passthrough,
 	}, nil
 }
 

@@ -10,7 +10,13 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/localledger"
+	"github.com/foldcorpus/foldcorpus/internal/localqueue"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/planner"
 	"github.com/foldcorpus/foldcorpus/shardfn"
 )
 
@@ -92,5 +98,50 @@ func TestProcessBadRows(t *testing.T) {
 				t.Errorf("ledger shard after a good rerun = %+v, want done without bad rows", s)
 			}
 		})
+	}
+}
+
+// TestProcessBadRowsInline: the inline-text path (sequential) also goes on
+// past a bad row and names every one.
+func TestProcessBadRowsInline(t *testing.T) {
+	dir := t.TempDir()
+	cols := []format.Column{{Name: "entry_id", Type: format.String}, {Name: "cif_content", Type: format.String}}
+	rows := [][]any{{"A", "data_a"}, {"X", "garbage"}, {"Z", "data_bad"}, {"", "data_b"}, {"C", "data_c"}}
+	data, err := manifest.Encode(cols, rows, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := (localblob.Store{}).Create(ctx, filepath.Join(dir, "m.parquet"), data); err != nil {
+		t.Fatal(err)
+	}
+	led, err := localledger.Open(filepath.Join(dir, "out", localledger.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	p, err := planner.Plan(ctx, planner.Deps{Store: localblob.Store{}, Ledger: led, Publisher: localqueue.New(), NewFormat: newFake},
+		planner.Spec{Manifest: filepath.Join(dir, "m.parquet"), Format: "fake", Output: filepath.Join(dir, "out"), TextColumn: "cif_content"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = shardfn.Process(ctx, shardfn.Deps{Store: localblob.Store{}, Ledger: led, Parse: fakeParse, NewFormat: newFake}, p.Messages[0])
+	var bad *shardfn.BadRowsError
+	if !errors.As(err, &bad) {
+		t.Fatalf("Process = %v, want a *BadRowsError", err)
+	}
+	var got []string
+	for _, r := range bad.Rows {
+		got = append(got, fmt.Sprintf("%s/%d/%s", r.EntryID, r.Row, r.Stage))
+	}
+	if want := "[X/1/parse Z/2/generate /3/manifest]"; fmt.Sprint(got) != want {
+		t.Errorf("bad rows %v, want %s", got, want)
+	}
+	shards, _ := led.Shards(ctx, p.Run.ID)
+	if s := shards[0]; s.Status != ledger.Failed || len(s.BadRows) != 3 {
+		t.Errorf("ledger shard %s with %d bad rows, want failed with 3", s.Status, len(s.BadRows))
+	}
+	if _, err := os.Stat(p.Messages[0].Output); err == nil {
+		t.Errorf("failed shard left an output file")
 	}
 }
