@@ -172,6 +172,9 @@ type stackOpts struct {
 	rowGroupsPerShard int
 	// noFunctions: start no function processes and no push subscriptions.
 	noFunctions bool
+	// requesterPays: buckets configured requester-pays (billed to the
+	// stack's project).
+	requesterPays []string
 }
 
 func newStack(t *testing.T, o stackOpts) *stack {
@@ -234,6 +237,9 @@ func newStack(t *testing.T, o stackOpts) *stack {
 		fmt.Sprintf("FOLDCORPUS_ROW_GROUPS_PER_SHARD=%d", o.rowGroupsPerShard),
 		"STORAGE_EMULATOR_HOST="+strings.TrimPrefix(s.proxy.srv.URL, "http://"),
 		"GOOGLE_CLOUD_PROJECT="+s.project,
+		// As infra/functions.tf sets them.
+		"FOLDCORPUS_USER_PROJECT="+s.project,
+		"FOLDCORPUS_REQUESTER_PAYS_BUCKETS="+strings.Join(o.requesterPays, ","),
 	)
 	if o.noFunctions {
 		return s
@@ -437,6 +443,7 @@ type faultProxy struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	hook func(w http.ResponseWriter, r *http.Request) bool
+	seen []emulators.GCSRequest // every request the functions and the CLI sent
 }
 
 func newFaultProxy(t *testing.T, target string) *faultProxy {
@@ -446,6 +453,7 @@ func newFaultProxy(t *testing.T, target string) *faultProxy {
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		hook := p.hook
+		p.seen = append(p.seen, emulators.ParseGCSRequest(r))
 		p.mu.Unlock()
 		if hook != nil && hook(w, r) {
 			return
@@ -454,6 +462,13 @@ func newFaultProxy(t *testing.T, target string) *faultProxy {
 	}))
 	t.Cleanup(p.srv.Close)
 	return p
+}
+
+// requests returns the requests seen so far.
+func (p *faultProxy) requests() []emulators.GCSRequest {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]emulators.GCSRequest(nil), p.seen...)
 }
 
 func (p *faultProxy) set(h func(w http.ResponseWriter, r *http.Request) bool) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,23 +15,27 @@ import (
 // Config is the functions' configuration, read once from the environment
 // (see the package doc for the variable names).
 type Config struct {
-	Project           string        // FOLDCORPUS_PROJECT, else GOOGLE_CLOUD_PROJECT
-	Region            string        // FOLDCORPUS_REGION
-	InputBuckets      []string      // FOLDCORPUS_INPUT_BUCKETS (comma-separated)
-	OutputPrefix      string        // FOLDCORPUS_OUTPUT_PREFIX (gs://BUCKET/PREFIX)
-	ShardTopic        string        // FOLDCORPUS_SHARD_TOPIC
-	TokenizeTopic     string        // FOLDCORPUS_TOKENIZE_TOPIC (optional)
-	StagingPrefix     string        // FOLDCORPUS_STAGING_PREFIX (optional, gs://OUTPUT_BUCKET/PREFIX; default gs://OUTPUT_BUCKET/staging)
-	DefaultFormat     string        // FOLDCORPUS_FORMAT
-	FetchConcurrency  int           // FOLDCORPUS_FETCH_CONCURRENCY
-	MaxObjectBytes    int64         // FOLDCORPUS_MAX_OBJECT_BYTES
-	RetryWindow       time.Duration // FOLDCORPUS_RETRY_WINDOW
-	Lease             time.Duration // FOLDCORPUS_LEASE
-	UserProject       string        // FOLDCORPUS_USER_PROJECT (optional)
-	FirestoreDB       string        // FOLDCORPUS_FIRESTORE_DATABASE
-	LedgerCollection  string        // FOLDCORPUS_LEDGER_COLLECTION
-	RowGroupsPerShard int           // FOLDCORPUS_ROW_GROUPS_PER_SHARD
-	LogLevel          string        // FOLDCORPUS_LOG_LEVEL (debug, info, warn, error)
+	Project          string        // FOLDCORPUS_PROJECT, else GOOGLE_CLOUD_PROJECT
+	Region           string        // FOLDCORPUS_REGION
+	InputBuckets     []string      // FOLDCORPUS_INPUT_BUCKETS (comma-separated)
+	OutputPrefix     string        // FOLDCORPUS_OUTPUT_PREFIX (gs://BUCKET/PREFIX)
+	ShardTopic       string        // FOLDCORPUS_SHARD_TOPIC
+	TokenizeTopic    string        // FOLDCORPUS_TOKENIZE_TOPIC (optional)
+	StagingPrefix    string        // FOLDCORPUS_STAGING_PREFIX (optional, gs://OUTPUT_BUCKET/PREFIX; default gs://OUTPUT_BUCKET/staging)
+	DefaultFormat    string        // FOLDCORPUS_FORMAT
+	FetchConcurrency int           // FOLDCORPUS_FETCH_CONCURRENCY
+	MaxObjectBytes   int64         // FOLDCORPUS_MAX_OBJECT_BYTES
+	RetryWindow      time.Duration // FOLDCORPUS_RETRY_WINDOW
+	Lease            time.Duration // FOLDCORPUS_LEASE
+	UserProject      string        // FOLDCORPUS_USER_PROJECT (default: Project when RequesterPays is set)
+	// RequesterPays are the input buckets configured requester-pays
+	// (FOLDCORPUS_REQUESTER_PAYS_BUCKETS, comma-separated; default none):
+	// only requests to them carry UserProject.
+	RequesterPays     []string
+	FirestoreDB       string // FOLDCORPUS_FIRESTORE_DATABASE
+	LedgerCollection  string // FOLDCORPUS_LEDGER_COLLECTION
+	RowGroupsPerShard int    // FOLDCORPUS_ROW_GROUPS_PER_SHARD
+	LogLevel          string // FOLDCORPUS_LOG_LEVEL (debug, info, warn, error)
 	// TriggerParquet: a finalized NAME.parquet starts a run by itself
 	// (FOLDCORPUS_TRIGGER_PARQUET, default true); when false only
 	// NAME.run.json objects do.
@@ -107,12 +112,23 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	default:
 		errs = append(errs, fmt.Errorf("FOLDCORPUS_TRIGGER_PARQUET=%q: want true or false", v))
 	}
-	for _, b := range strings.Split(getenv("FOLDCORPUS_INPUT_BUCKETS"), ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			c.InputBuckets = append(c.InputBuckets, b)
-		}
+	c.InputBuckets = list(getenv("FOLDCORPUS_INPUT_BUCKETS"))
+	c.RequesterPays = list(getenv("FOLDCORPUS_REQUESTER_PAYS_BUCKETS"))
+	if len(c.RequesterPays) > 0 && c.UserProject == "" {
+		c.UserProject = c.Project
 	}
 	return c, errors.Join(errs...)
+}
+
+// list splits a comma-separated list, dropping empty items.
+func list(v string) []string {
+	var out []string
+	for _, b := range strings.Split(v, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // Validate reports every missing or out-of-range setting at once.
@@ -134,6 +150,14 @@ func (c Config) Validate() error {
 		if strings.ContainsAny(b, "/: ") {
 			errs = append(errs, fmt.Errorf("FOLDCORPUS_INPUT_BUCKETS: %q is not a bucket name", b))
 		}
+	}
+	for _, b := range c.RequesterPays {
+		if !slices.Contains(c.InputBuckets, b) {
+			errs = append(errs, fmt.Errorf("FOLDCORPUS_REQUESTER_PAYS_BUCKETS: %q is not one of FOLDCORPUS_INPUT_BUCKETS", b))
+		}
+	}
+	if len(c.RequesterPays) > 0 && c.UserProject == "" {
+		errs = append(errs, errors.New("FOLDCORPUS_REQUESTER_PAYS_BUCKETS is set but no project is billed (FOLDCORPUS_USER_PROJECT or FOLDCORPUS_PROJECT)"))
 	}
 	if _, _, err := gcs.ParseURI(c.OutputPrefix+"/x", nil); err != nil || c.OutputPrefix == "" {
 		errs = append(errs, fmt.Errorf("FOLDCORPUS_OUTPUT_PREFIX=%q: want gs://BUCKET/PREFIX", c.OutputPrefix))

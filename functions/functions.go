@@ -41,7 +41,9 @@
 //	FOLDCORPUS_MAX_OBJECT_BYTES    cap on one fetched object             default 536870912
 //	FOLDCORPUS_RETRY_WINDOW        older events are dropped              default 24h
 //	FOLDCORPUS_LEASE               shard claim lease (> function timeout) default 15m
-//	FOLDCORPUS_USER_PROJECT        project billed for requester-pays buckets  optional
+//	FOLDCORPUS_REQUESTER_PAYS_BUCKETS  input buckets configured requester-pays; only
+//	                               requests to them carry userProject    default none
+//	FOLDCORPUS_USER_PROJECT        project billed for those buckets      default FOLDCORPUS_PROJECT
 //	FOLDCORPUS_FIRESTORE_DATABASE  Firestore database id                 default (default)
 //	FOLDCORPUS_LEDGER_COLLECTION   collection of run documents           default foldcorpus_runs
 //	FOLDCORPUS_ROW_GROUPS_PER_SHARD  split manifests by row groups (0: one shard per file)  default 0

@@ -65,6 +65,8 @@ func TestConfig(t *testing.T) {
 		{"short window", map[string]string{"FOLDCORPUS_RETRY_WINDOW": "1s"}, "FOLDCORPUS_RETRY_WINDOW"},
 		{"bad trigger flag", map[string]string{"FOLDCORPUS_TRIGGER_PARQUET": "maybe"}, "FOLDCORPUS_TRIGGER_PARQUET"},
 		{"bad log level", map[string]string{"FOLDCORPUS_LOG_LEVEL": "loud"}, "FOLDCORPUS_LOG_LEVEL"},
+		{"requester-pays input bucket", map[string]string{"FOLDCORPUS_REQUESTER_PAYS_BUCKETS": "in"}, ""},
+		{"requester-pays bucket not an input", map[string]string{"FOLDCORPUS_REQUESTER_PAYS_BUCKETS": "elsewhere"}, "not one of FOLDCORPUS_INPUT_BUCKETS"},
 	} {
 		cfg, err := FromEnv(testEnv(tc.over))
 		if err == nil {
@@ -76,8 +78,13 @@ func TestConfig(t *testing.T) {
 	}
 	cfg, _ := FromEnv(testEnv(nil))
 	if cfg.OutputPrefix != "gs://out/corpus" || cfg.OutputBucket() != "out" || strings.Join(cfg.Buckets(), ",") != "in,manifests,out" ||
-		cfg.FetchConcurrency != 8 || cfg.Lease != DefaultLease || cfg.RetryWindow != DefaultRetryWindow || !cfg.TriggerParquet || cfg.DefaultFormat != DefaultFormat {
+		cfg.FetchConcurrency != 8 || cfg.Lease != DefaultLease || cfg.RetryWindow != DefaultRetryWindow || !cfg.TriggerParquet || cfg.DefaultFormat != DefaultFormat ||
+		len(cfg.RequesterPays) != 0 {
 		t.Errorf("FromEnv = %+v", cfg)
+	}
+	// Requester-pays buckets bill FOLDCORPUS_PROJECT unless told otherwise.
+	if cfg, _ := FromEnv(testEnv(map[string]string{"FOLDCORPUS_REQUESTER_PAYS_BUCKETS": " in ,"})); cfg.UserProject != cfg.Project || strings.Join(cfg.RequesterPays, ",") != "in" {
+		t.Errorf("FromEnv with a requester-pays bucket: UserProject %q, RequesterPays %q; want the project and [in]", cfg.UserProject, cfg.RequesterPays)
 	}
 }
 

@@ -55,7 +55,8 @@ func New(cfg Config, deps Deps) *Server {
 }
 
 // NewServer validates cfg and connects the Google Cloud clients: GCS (reads
-// limited to the configured buckets, requester-pays project when set),
+// limited to the configured buckets; userProject only on requests to the
+// buckets configured requester-pays),
 // Firestore ledger, Pub/Sub publisher on the shard topic. The clients honour
 // STORAGE_EMULATOR_HOST, FIRESTORE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST.
 func NewServer(ctx context.Context, cfg Config) (_ *Server, err error) {
@@ -86,7 +87,7 @@ func NewServer(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	s := New(cfg, Deps{
 		Tokenize:  tokenizer,
-		Store:     gcs.New(sc, gcs.Options{UserProject: cfg.UserProject, MaxObjectBytes: cfg.MaxObjectBytes, AllowedBuckets: cfg.Buckets()}),
+		Store:     gcs.New(sc, gcs.Options{UserProject: cfg.UserProject, RequesterPays: cfg.RequesterPays, MaxObjectBytes: cfg.MaxObjectBytes, AllowedBuckets: cfg.Buckets()}),
 		Ledger:    firestoreledger.New(fc, firestoreledger.Options{Collection: cfg.LedgerCollection}),
 		Publisher: pub,
 		Log:       cloudlog.New(os.Stderr, logLevel(cfg.LogLevel), cfg.Project),

@@ -8,24 +8,25 @@ locals {
   # the same names for both functions. infra_test.go checks these names
   # against what functions/ reads.
   function_env = {
-    FOLDCORPUS_PROJECT              = var.project
-    FOLDCORPUS_REGION               = var.region
-    FOLDCORPUS_INPUT_BUCKETS        = join(",", concat([google_storage_bucket.input.name], var.extra_input_buckets))
-    FOLDCORPUS_OUTPUT_PREFIX        = "gs://${google_storage_bucket.output.name}/${var.output_prefix}"
-    FOLDCORPUS_SHARD_TOPIC          = google_pubsub_topic.shards.name
-    FOLDCORPUS_TOKENIZE_TOPIC       = google_pubsub_topic.tokenize.name
-    FOLDCORPUS_STAGING_PREFIX       = "gs://${google_storage_bucket.output.name}/${var.staging_prefix}"
-    FOLDCORPUS_FORMAT               = var.format
-    FOLDCORPUS_TRIGGER_PARQUET      = tostring(var.trigger_parquet)
-    FOLDCORPUS_FETCH_CONCURRENCY    = tostring(var.fetch_concurrency)
-    FOLDCORPUS_MAX_OBJECT_BYTES     = tostring(var.max_object_bytes)
-    FOLDCORPUS_RETRY_WINDOW         = var.retry_window
-    FOLDCORPUS_LEASE                = var.lease
-    FOLDCORPUS_USER_PROJECT         = var.requester_pays ? var.project : ""
-    FOLDCORPUS_FIRESTORE_DATABASE   = google_firestore_database.ledger.name
-    FOLDCORPUS_LEDGER_COLLECTION    = var.ledger_collection
-    FOLDCORPUS_ROW_GROUPS_PER_SHARD = tostring(var.row_groups_per_shard)
-    FOLDCORPUS_LOG_LEVEL            = var.log_level
+    FOLDCORPUS_PROJECT                = var.project
+    FOLDCORPUS_REGION                 = var.region
+    FOLDCORPUS_INPUT_BUCKETS          = join(",", concat([google_storage_bucket.input.name], var.extra_input_buckets))
+    FOLDCORPUS_OUTPUT_PREFIX          = "gs://${google_storage_bucket.output.name}/${var.output_prefix}"
+    FOLDCORPUS_SHARD_TOPIC            = google_pubsub_topic.shards.name
+    FOLDCORPUS_TOKENIZE_TOPIC         = google_pubsub_topic.tokenize.name
+    FOLDCORPUS_STAGING_PREFIX         = "gs://${google_storage_bucket.output.name}/${var.staging_prefix}"
+    FOLDCORPUS_FORMAT                 = var.format
+    FOLDCORPUS_TRIGGER_PARQUET        = tostring(var.trigger_parquet)
+    FOLDCORPUS_FETCH_CONCURRENCY      = tostring(var.fetch_concurrency)
+    FOLDCORPUS_MAX_OBJECT_BYTES       = tostring(var.max_object_bytes)
+    FOLDCORPUS_RETRY_WINDOW           = var.retry_window
+    FOLDCORPUS_LEASE                  = var.lease
+    FOLDCORPUS_REQUESTER_PAYS_BUCKETS = join(",", var.requester_pays_buckets)
+    FOLDCORPUS_USER_PROJECT           = var.project
+    FOLDCORPUS_FIRESTORE_DATABASE     = google_firestore_database.ledger.name
+    FOLDCORPUS_LEDGER_COLLECTION      = var.ledger_collection
+    FOLDCORPUS_ROW_GROUPS_PER_SHARD   = tostring(var.row_groups_per_shard)
+    FOLDCORPUS_LOG_LEVEL              = var.log_level
   }
   # Leave the Go runtime 10% of the instance for what its heap limit does
   # not count (stacks, cgo, the page cache of the process).

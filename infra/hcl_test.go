@@ -91,7 +91,7 @@ func loadTF(t *testing.T) *tf {
 }
 
 var funcs = map[string]function.Function{
-	"floor": stdlib.FloorFunc, "join": stdlib.JoinFunc, "concat": stdlib.ConcatFunc,
+	"floor": stdlib.FloorFunc, "join": stdlib.JoinFunc, "length": stdlib.LengthFunc, "concat": stdlib.ConcatFunc,
 	"merge": stdlib.MergeFunc, "upper": stdlib.UpperFunc, "format": stdlib.FormatFunc,
 	"tostring": function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "v", Type: cty.DynamicPseudoType, AllowUnknown: true}},

@@ -86,13 +86,18 @@ resource "google_pubsub_topic_iam_member" "shardfn_publishes_tokenize" {
   member = "serviceAccount:${google_service_account.shardfn.email}"
 }
 
-# Requester-pays input (AFDB's public bucket) bills the project: the shard
-# function must be allowed to use it for billing.
-resource "google_project_iam_member" "shardfn_bills_requester_pays" {
-  count   = var.requester_pays ? 1 : 0
+# Reads of the buckets configured requester-pays carry userProject, which
+# needs serviceusage.services.use on var.project: only the functions that
+# read input buckets get it (the planner reads manifests, the shard function
+# structures), and only when such a bucket is configured.
+resource "google_project_iam_member" "bills_requester_pays" {
+  for_each = length(var.requester_pays_buckets) > 0 ? {
+    planner = google_service_account.planner.email
+    shardfn = google_service_account.shardfn.email
+  } : {}
   project = var.project
   role    = "roles/serviceusage.serviceUsageConsumer"
-  member  = "serviceAccount:${google_service_account.shardfn.email}"
+  member  = "serviceAccount:${each.value}"
 }
 
 # --- tpujob: pull tokenize messages, read staging, write output, ledger,

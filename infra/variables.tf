@@ -48,10 +48,14 @@ variable "extra_input_buckets" {
   default     = []
 }
 
-variable "requester_pays" {
-  description = "Bill reads of requester-pays input buckets (AFDB's is one) to var.project."
-  type        = bool
-  default     = true
+variable "requester_pays_buckets" {
+  description = "Input buckets configured requester-pays (a subset of extra_input_buckets). Only requests to them carry userProject=var.project, billed to it; the functions that read them get roles/serviceusage.serviceUsageConsumer. Default none: AFDB's public bucket is free to download (its README), and a userProject on any request needs that role."
+  type        = list(string)
+  default     = []
+  validation {
+    condition     = alltrue([for b in var.requester_pays_buckets : contains(var.extra_input_buckets, b)])
+    error_message = "Every requester_pays_buckets entry must also be in extra_input_buckets."
+  }
 }
 
 variable "format" {

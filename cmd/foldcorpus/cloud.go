@@ -35,7 +35,7 @@ func init() {
 
 // cloudFlags are the connection flags shared by status --run and rerun.
 type cloudFlags struct {
-	run, project, database, collection, topic, userProject string
+	run, project, database, collection, topic, userProject, requesterPays string
 }
 
 func (c *cloudFlags) register(fs *flag.FlagSet) {
@@ -50,7 +50,23 @@ func (c *cloudFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.database, "database", env("FOLDCORPUS_FIRESTORE_DATABASE", "(default)"), "Firestore database id")
 	fs.StringVar(&c.collection, "collection", env("FOLDCORPUS_LEDGER_COLLECTION", "foldcorpus_runs"), "Firestore collection of run documents")
 	fs.StringVar(&c.topic, "topic", os.Getenv("FOLDCORPUS_SHARD_TOPIC"), "shard topic id (rerun)")
-	fs.StringVar(&c.userProject, "user-project", os.Getenv("FOLDCORPUS_USER_PROJECT"), "project billed for requester-pays buckets (rerun)")
+	fs.StringVar(&c.requesterPays, "requester-pays-buckets", os.Getenv("FOLDCORPUS_REQUESTER_PAYS_BUCKETS"), "comma-separated buckets configured requester-pays; only requests to them carry --user-project (rerun)")
+	fs.StringVar(&c.userProject, "user-project", os.Getenv("FOLDCORPUS_USER_PROJECT"), "project billed for the requester-pays buckets (rerun; default --project)")
+}
+
+// gcsOptions bills the requester-pays buckets, and only those, to
+// --user-project (else --project).
+func (c *cloudFlags) gcsOptions() gcs.Options {
+	o := gcs.Options{UserProject: c.userProject}
+	for _, b := range strings.Split(c.requesterPays, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			o.RequesterPays = append(o.RequesterPays, b)
+		}
+	}
+	if o.UserProject == "" && len(o.RequesterPays) > 0 {
+		o.UserProject = c.project
+	}
+	return o
 }
 
 func (c *cloudFlags) ledger(ctx context.Context) (*firestoreledger.Ledger, func(), error) {
@@ -225,7 +241,7 @@ func rerunMessages(ctx context.Context, l *firestoreledger.Ledger, c cloudFlags,
 	if err != nil {
 		return nil, err
 	}
-	p, err := planner.Prepare(ctx, planner.Deps{Store: gcs.New(sc, gcs.Options{UserProject: c.userProject})}, spec)
+	p, err := planner.Prepare(ctx, planner.Deps{Store: gcs.New(sc, c.gcsOptions())}, spec)
 	if err != nil {
 		return nil, err
 	}

@@ -34,9 +34,15 @@ import (
 
 // Options configure a Store. The zero value is valid.
 type Options struct {
-	// UserProject is billed for requests to requester-pays buckets; empty
-	// means the bucket owner pays.
+	// UserProject is billed for requests to the buckets in RequesterPays and
+	// is sent (as userProject) with those requests only: a userProject on a
+	// request needs serviceusage.services.use on that project even when the
+	// bucket is not requester-pays, and bills the reads to it.
 	UserProject string
+	// RequesterPays names the buckets configured as requester-pays. Requests
+	// to other buckets never carry UserProject; empty means the bucket owner
+	// pays everywhere.
+	RequesterPays []string
 	// MaxObjectBytes caps the size of an object read by ReadAll (decompressed
 	// bytes, counted while reading); 0 means no cap. A larger object is a
 	// permanent error.
@@ -96,11 +102,17 @@ func (s *Store) handle(uri string) (*storage.ObjectHandle, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.bucket(b).Object(o), nil
+}
+
+// bucket is the handle of bucket b, billed to UserProject when b is
+// configured requester-pays.
+func (s *Store) bucket(b string) *storage.BucketHandle {
 	bh := s.client.Bucket(b)
-	if s.opts.UserProject != "" {
+	if s.opts.UserProject != "" && contains(s.opts.RequesterPays, b) {
 		bh = bh.UserProject(s.opts.UserProject)
 	}
-	return bh.Object(o), nil
+	return bh
 }
 
 // ReadAll returns the whole object, read to EOF. It is idempotent and safe
@@ -263,11 +275,7 @@ func (s *Store) List(ctx context.Context, pattern string) (_ []string, err error
 	if i := strings.IndexAny(o, "*?[\\"); i >= 0 {
 		prefix = o[:i]
 	}
-	bh := s.client.Bucket(b)
-	if s.opts.UserProject != "" {
-		bh = bh.UserProject(s.opts.UserProject)
-	}
-	it := bh.Objects(ctx, &storage.Query{Prefix: prefix, Projection: storage.ProjectionNoACL})
+	it := s.bucket(b).Objects(ctx, &storage.Query{Prefix: prefix, Projection: storage.ProjectionNoACL})
 	var out []string
 	for {
 		attrs, err := it.Next()

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -293,33 +294,50 @@ func TestTransientErrors(t *testing.T) {
 	}
 }
 
+// TestUserProject: userProject goes with requests to the buckets configured
+// requester-pays, and with no other request.
 func TestUserProject(t *testing.T) {
 	srv, p, c := setup(t)
 	srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "in", Name: "x"}, Content: []byte("x")})
+	srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "other", Name: "x"}, Content: []byte("x")})
 	ctx := context.Background()
-	for _, up := range []string{"", "billing-proj"} {
+	for i, tc := range []struct {
+		opts Options
+		want map[string]string // bucket -> userProject
+	}{
+		{Options{}, map[string]string{"in": "", "other": "", "out": ""}},
+		{Options{UserProject: "billing-proj"}, map[string]string{"in": "", "other": "", "out": ""}},
+		{Options{UserProject: "billing-proj", RequesterPays: []string{"in"}}, map[string]string{"in": "billing-proj", "other": "", "out": ""}},
+	} {
 		before := len(p.requests())
-		s := New(c, Options{UserProject: up})
-		if _, err := s.ReadAll(ctx, "gs://in/x"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.List(ctx, "gs://in/*"); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Create(ctx, "gs://out/u-"+up, []byte("u")); err != nil {
-			t.Fatal(err)
-		}
-		reqs := p.requests()[before:]
-		if len(reqs) < 3 {
-			t.Fatalf("saw %d requests, want >= 3", len(reqs))
-		}
-		for _, r := range reqs {
-			got := r.URL.Query().Get("userProject")
-			if got == "" {
-				got = r.Header.Get("X-Goog-User-Project") // XML API reads
+		s := New(c, tc.opts)
+		for _, b := range []string{"in", "other"} {
+			if _, err := s.ReadAll(ctx, "gs://"+b+"/x"); err != nil {
+				t.Fatal(err)
 			}
-			if got != up {
-				t.Errorf("UserProject %q: request %s %s has userProject=%q", up, r.Method, r.URL.Path, got)
+			if _, err := s.List(ctx, "gs://"+b+"/*"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Create(ctx, fmt.Sprintf("gs://out/u-%d", i), []byte("u")); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, r := range p.requests()[before:] {
+			g := emulators.ParseGCSRequest(r)
+			want, ok := tc.want[g.Bucket]
+			if !ok {
+				t.Errorf("%+v: request %s %s to an unexpected bucket %q", tc.opts, g.Method, g.Path, g.Bucket)
+				continue
+			}
+			seen[g.Bucket]++
+			if g.UserProject != want {
+				t.Errorf("%+v: request %s %s has userProject=%q, want %q", tc.opts, g.Method, g.Path, g.UserProject, want)
+			}
+		}
+		for b := range tc.want {
+			if seen[b] == 0 {
+				t.Errorf("%+v: no request to bucket %s seen", tc.opts, b)
 			}
 		}
 	}
