@@ -52,7 +52,7 @@ func runFetchManifest(ctx context.Context, args []string) error {
 	// The URI may come before or after the flags.
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args); err != nil {
 			return &exitError{2, err}
 		}
 		if fs.NArg() == 0 {

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
@@ -142,11 +141,9 @@ func runRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	store, done, err := openStore(ctx, gcs.Options{}, spec.Manifest, spec.Output)
-	if err != nil {
-		return err
-	}
-	defer done()
+	// gs:// anywhere (manifest, the rows' objects, output) goes through
+	// GCS, set up at its first use.
+	store := cliStore()
 	ledgerPath, err := rf.ledgerPath(spec.Output)
 	if err != nil {
 		return err

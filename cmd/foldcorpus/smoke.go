@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats"
-	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
@@ -19,25 +22,56 @@ import (
 )
 
 func init() {
-	register("smoke", "run the first N rows as one output file; print the per-document latency split and the projected full-run wall-clock and cost", runSmoke)
+	register("smoke", "time the first N rows of a manifest as one shard, then project the deployed run's wall-clock and cost", runSmoke)
 }
+
+// The deployment's defaults (infra/variables.tf): shard function
+// instances, their memory, and object fetches in flight per shard. Each
+// instance has 1 vCPU and serves one shard at a time.
+const (
+	deployedInstances = 100
+	deployedMemoryGiB = 2.0
+)
+
+// Cloud Functions (2nd gen) bill as Cloud Run, per instance-second while a
+// request runs: tier-1 list prices per vCPU-second and per GiB-second.
+const (
+	usdPerVCPUSecond = 0.000024
+	usdPerGiBSecond  = 0.0000025
+)
 
 func runSmoke(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("smoke", flag.ContinueOnError)
 	var rf runFlags
 	rf.register(fs)
-	price := fs.Float64("worker-hour-usd", 0.04, "assumed price of one 1-vCPU worker-hour, for the cost projection")
+	// smoke's own meaning and defaults of the shared flags.
+	fs.Lookup("num-docs").Usage = "rows to time: the first N rows of the manifest, processed as one shard"
+	rf.numDocs = 100
+	fs.Lookup("num-docs").DefValue = "100"
+	fs.Lookup("out").Usage = "keep the timed shard's manifest and output under DIR/smoke-* (default: a temporary folder, removed)"
+	fs.Lookup("workers").Usage = "ignored: the timed shard runs on one worker; see --instances for the projection"
+	instances := fs.Int("instances", deployedInstances, "shard function instances of the deployment (shard_max_instances); the projection uses min(instances, shards)")
+	memGiB := fs.Float64("memory-gib", deployedMemoryGiB, "memory of one shard function instance (shard_memory_mib / 1024), for the cost")
+	price := fs.Float64("instance-hour-usd", 0, "price of one busy instance-hour (default: 1 vCPU and --memory-gib at Cloud Run tier-1 list prices)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: foldcorpus smoke [--manifest GLOB] [--num-docs N] [--instances N] [flags]\n\n"+
+			"Runs the first N rows of the manifest as one shard on one worker, fetching objects as the deployed\n"+
+			"shard function does (gs:// through the GCS client, --fetch-concurrency in flight), prints the\n"+
+			"per-document latency split, and projects the full manifest's run as deployed: its shards spread\n"+
+			"over min(--instances, shards) instances of 1 vCPU, one shard at a time each.\n\nflags:")
+		fs.PrintDefaults()
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
 	}
-	if rf.numDocs <= 0 {
-		rf.numDocs = 100
+	if rf.numDocs <= 0 || *instances <= 0 {
+		return &exitError{2, errors.New("--num-docs and --instances must be positive")}
 	}
-	projWorkers := rf.workers
-	if projWorkers <= 0 {
-		projWorkers = 512
+	if *price <= 0 {
+		*price = 3600 * (usdPerVCPUSecond + *memGiB*usdPerGiBSecond)
 	}
-	if rf.out == "" {
+	keep := rf.out != ""
+	if !keep {
 		d, err := os.MkdirTemp("", "foldcorpus-smoke-")
 		if err != nil {
 			return err
@@ -49,7 +83,7 @@ func runSmoke(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	store := localblob.Store{}
+	store := cliStore()
 	// The full manifest's size, from its footers only.
 	pf, err := planner.Prepare(ctx, planner.Deps{Store: store}, full)
 	if err != nil {
@@ -96,7 +130,7 @@ func runSmoke(ctx context.Context, args []string) error {
 	spec.MaxRows = 0
 	var res shardfn.Result
 	_, err = localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1, FetchConcurrency: rf.fetchConc, Parse: mmcif.ReadInto,
-		NewFormat: formats.New, OnShard: func(r shardfn.Result, _ error) { res = r }})
+		Store: store, NewFormat: formats.New, OnShard: func(r shardfn.Result, _ error) { res = r }})
 	if err != nil {
 		return err
 	}
@@ -104,17 +138,78 @@ func runSmoke(ctx context.Context, args []string) error {
 	n := float64(t.Rows)
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000/n) }
 	a := res.Accounting
-	fmt.Printf("smoke: %d rows of %s -> %s\n", t.Rows, full.Manifest, res.Shard.Output)
+	fmt.Printf("smoke: the first %d rows of %s, as one shard on one worker\n", t.Rows, full.Manifest)
+	if keep {
+		fmt.Printf("  kept: %s\n", res.Shard.Output)
+	}
 	fmt.Printf("  outcome: %d docs, filtered %v, skipped %d (rows_in %d)\n", a.DocsOut, a.Filtered, a.Skipped, a.RowsIn)
+	fmt.Printf("  fetch: %s\n", fetchPath(rows, pf.Projection))
 	fmt.Printf("  per-document latency (mean, summed per stage): fetch %s, parse %s, generate %s, write %s\n", ms(t.Fetch), ms(t.Parse), ms(t.Generate), ms(t.Write))
 	dps := n / t.Wall.Seconds()
 	fmt.Printf("  one worker (fetch concurrency %d): %.2f s wall for %d rows = %.1f docs/s\n", max(rf.fetchConc, 1), t.Wall.Seconds(), t.Rows, dps)
-	wall := time.Duration(float64(total) / (float64(projWorkers) * dps) * float64(time.Second))
-	cost := float64(projWorkers) * wall.Hours() * *price
-	fmt.Printf("  full manifest: %d rows in %d shards; with %d workers: >= %s wall-clock (n_docs / (workers x docs_per_s), a lower bound: no stragglers, no startup)\n",
-		total, len(pf.Messages), projWorkers, roundDur(wall))
-	fmt.Printf("  cost >= %d workers x %.3g h x $%.3g/worker-hour = $%.3g (lower bound)\n", projWorkers, wall.Hours(), *price, cost)
+	p := project(pf.ShardRows, *instances, dps)
+	fmt.Printf("  full manifest: %d rows in %d shards, over %d instances (min of --instances %d and the shards; 1 vCPU, one shard at a time each)\n",
+		total, len(pf.ShardRows), p.instances, *instances)
+	fmt.Printf("  projected wall-clock >= %s (the busiest instance's %d rows at %.1f docs/s; a lower bound: no cold starts, no retries)\n",
+		roundDur(p.wall), p.maxRows, dps)
+	fmt.Printf("  projected cost >= %.3g busy instance-hours x $%.3g = $%.3g (lower bound)\n", p.busy.Hours(), *price, p.busy.Hours()**price)
 	return nil
+}
+
+// projection is a deployed run's lower-bound wall-clock and busy time.
+type projection struct {
+	instances int
+	maxRows   int64         // rows of the busiest instance
+	wall      time.Duration // maxRows at the measured rate
+	busy      time.Duration // all rows at the measured rate, summed over instances
+}
+
+// project spreads the shards over min(instances, shards) instances, each
+// taking the next shard when it is free (largest shards first: the
+// makespan of a greedy schedule), every shard at dps documents per second.
+func project(shardRows []int64, instances int, dps float64) projection {
+	w := min(instances, len(shardRows))
+	load := make([]int64, max(w, 1))
+	sorted := slices.Clone(shardRows)
+	slices.Sort(sorted)
+	slices.Reverse(sorted)
+	var total int64
+	for _, r := range sorted {
+		i := slices.Index(load, slices.Min(load))
+		load[i] += r
+		total += r
+	}
+	sec := func(rows int64) time.Duration { return time.Duration(float64(rows) / dps * float64(time.Second)) }
+	p := projection{instances: w, maxRows: slices.Max(load)}
+	p.wall, p.busy = sec(p.maxRows), sec(total)
+	return p
+}
+
+// fetchPath says where the timed rows' structures came from.
+func fetchPath(rows [][]any, proj manifest.Projection) string {
+	if proj.URIColumn == "" {
+		return "none (inline text or records in the manifest)"
+	}
+	i := slices.Index(proj.Columns(), proj.URIColumn)
+	schemes := map[string]int{}
+	for _, r := range rows {
+		if u, ok := r[i].(string); ok {
+			s, _, found := strings.Cut(u, "://")
+			if !found {
+				s = "file"
+			}
+			schemes[s]++
+		}
+	}
+	var parts []string
+	for _, s := range slices.Sorted(maps.Keys(schemes)) {
+		where := "this machine's disk: the deployed function reads its objects from GCS instead, so this latency is not the deployed one"
+		if s == "gs" {
+			where = "GCS through the client the shard function uses (from this machine: run smoke in the deployment's region for its latency)"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s:// objects from %s", schemes[s], s, where))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // roundDur keeps three significant digits or so, without hiding small values.
