@@ -36,6 +36,7 @@ func TestBenchSmoke(t *testing.T) {
 		{"select", []string{"--rows", "20000", "--files", "2", "--trials", "1"}, "baseline"},
 		{"report", []string{"--shards", "20", "--trials", "1"}, "baseline"},
 		{"run", []string{"--docs", "8", "--shards", "2", "--reps", "1", filepath.Join(corpus, "afdb")}, "inner loop"},
+		{"function", []string{"--reps", "1", "--stripped-only", "--source", "../.."}, "cold start"},
 		{"tokenize", []string{"--corpus", corpus, "--reps", "1", "--stream", "200", "--shard-rows", "10"}, "projection"},
 	}
 	for _, c := range cases {

@@ -1,0 +1,7 @@
+package main
+
+import "github.com/foldcorpus/foldcorpus/internal/bench"
+
+func init() {
+	registerBench("function", "the deployed function binary (the buildpack's main): size, cold start, RSS before the first request, what it links", bench.Function)
+}
