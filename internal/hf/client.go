@@ -176,15 +176,18 @@ func (c *Client) do(ctx context.Context, r request) error {
 }
 
 func (c *Client) try(ctx context.Context, r request, last *error) error {
+	var ticket uint64
 	if r.lim != nil {
-		if err := r.lim.acquire(ctx); err != nil {
+		t, err := r.lim.acquire(ctx)
+		if err != nil {
 			return err
 		}
+		ticket = t
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, r.url, nil)
 	if err != nil {
 		if r.lim != nil {
-			r.lim.done(nil, false, 0)
+			r.lim.done(ticket, nil, false, 0)
 		}
 		return derrors.Permanent(err)
 	}
@@ -201,7 +204,7 @@ func (c *Client) try(ctx context.Context, r request, last *error) error {
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if r.lim != nil {
-			r.lim.done(nil, false, 0)
+			r.lim.done(ticket, nil, false, 0)
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -213,7 +216,7 @@ func (c *Client) try(ctx context.Context, r request, last *error) error {
 	defer resp.Body.Close()
 	tooMany := resp.StatusCode == http.StatusTooManyRequests
 	if r.lim != nil {
-		r.lim.done(resp.Header, tooMany, retryAfter(resp.Header))
+		r.lim.done(ticket, resp.Header, tooMany, retryAfter(resp.Header))
 	}
 	if resp.StatusCode >= 400 {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

@@ -74,8 +74,10 @@ func TestFetchPaced(t *testing.T) {
 	if cnt.RangeReads-cnt.Dropped > int64(n*4) {
 		t.Errorf("range reads = %d (%d dropped), want at most %d", cnt.RangeReads, cnt.Dropped, n*4)
 	}
-	if cnt.TooMany > int64(n/50) {
-		t.Errorf("429s = %d, want few (at most %d)", cnt.TooMany, n/50)
+	// At most about one 429 per window: the estimate counts every request
+	// in flight as spent, so it can only overshoot by what it cannot see.
+	if windows := int64((n+quota-1)/quota + 2); cnt.TooMany > windows {
+		t.Errorf("429s = %d, want few (at most %d, about one per window)", cnt.TooMany, windows)
 	}
 	if cnt.Injected5xx == 0 || cnt.Dropped == 0 {
 		t.Errorf("no faults injected (%d 503s, %d drops): the test does not test retries", cnt.Injected5xx, cnt.Dropped)

@@ -102,13 +102,16 @@ type limiter struct {
 	reset     time.Time
 	limit     int
 	window    time.Duration
-	inflight  int
+	seq       uint64
+	from      uint64          // ticket of the answer the estimate comes from
+	inflight  map[uint64]bool // requests sent and not answered, by send order
+	changed   chan struct{}   // closed at the next answer
 	waited    time.Duration
 }
 
-// acquire waits until a request may go; the caller calls done with the
-// answer's headers (or nil) afterwards.
-func (l *limiter) acquire(ctx context.Context) error {
+// acquire waits until a request may go and returns its ticket; the caller
+// calls done with the ticket and the answer's headers (or nil) afterwards.
+func (l *limiter) acquire(ctx context.Context) (uint64, error) {
 	for {
 		l.mu.Lock()
 		now := time.Now()
@@ -119,43 +122,81 @@ func (l *limiter) acquire(ctx context.Context) error {
 			if l.known {
 				l.remaining--
 			}
-			l.inflight++
+			if l.inflight == nil {
+				l.inflight = map[uint64]bool{}
+			}
+			l.seq++
+			l.inflight[l.seq] = true
 			l.mu.Unlock()
-			return nil
+			return l.seq, nil
 		}
-		// Wait for the reset, plus a little jitter so that the waiting
-		// requests do not all land in the same instant.
+		// While requests are in flight their answers will tell exactly what
+		// is left (the estimate subtracts them all): wait for the next
+		// answer. With none in flight, wait for the reset, plus a little
+		// jitter so that the waiting requests do not all land at once.
 		wait := l.reset.Sub(now) + time.Duration(rand.Int64N(int64(10*time.Millisecond)))
-		l.waited += wait
-		l.mu.Unlock()
-		if err := sleep(ctx, wait); err != nil {
-			return err
+		changed := l.changed
+		if changed == nil {
+			changed = make(chan struct{})
+			l.changed = changed
 		}
+		inflight := len(l.inflight) > 0
+		l.mu.Unlock()
+		t0 := time.Now()
+		t := time.NewTimer(wait)
+		var ch <-chan struct{}
+		if inflight {
+			ch = changed
+		}
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
+		case <-t.C:
+		case <-ch:
+			t.Stop()
+		}
+		l.mu.Lock()
+		l.waited += time.Since(t0)
+		l.mu.Unlock()
 	}
 }
 
-// done records an answer: its quota headers, and whether it was a 429
-// (then retryAfter, when positive, is the server's Retry-After).
-func (l *limiter) done(h http.Header, tooMany bool, retryAfter time.Duration) {
+// done records the answer to request ticket: its quota headers, and
+// whether it was a 429 (then retryAfter, when positive, is the server's
+// Retry-After).
+func (l *limiter) done(ticket uint64, h http.Header, tooMany bool, retryAfter time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.inflight--
+	delete(l.inflight, ticket)
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 	now := time.Now()
 	q, ok := parseQuota(h, l.name)
 	if ok {
 		reset := now.Add(q.Reset)
-		left := max(q.Remaining-l.inflight, 0)
-		// Answers can be processed out of order: one from the same window
-		// (its reset within half a window of the known one) can only lower
-		// what is left; one from a later window starts it afresh.
+		// Every request still in flight may or may not be counted in r
+		// yet: count them all as spent. The estimate is low by at most the
+		// requests in flight, and rises again as their answers come.
+		left := max(q.Remaining-len(l.inflight), 0)
+		// Answers can be processed out of order: in the same window (its
+		// reset within half a window of the known one) the answer to a
+		// request sent later than the one that set the estimate replaces
+		// it, an older one can only lower it; an answer from a later
+		// window starts it afresh.
 		same := l.known && reset.Sub(l.reset) < max(q.Window, l.window)/2
 		if q.Window > 0 {
 			l.window = q.Window
 		}
-		if same {
+		switch {
+		case !same:
+			l.known, l.remaining, l.reset, l.from = true, left, reset, ticket
+		case ticket > l.from:
+			l.remaining, l.from = left, ticket
+		default:
 			l.remaining = min(l.remaining, left)
-		} else {
-			l.known, l.remaining, l.reset = true, left, reset
 		}
 		if q.Limit > 0 {
 			l.limit = q.Limit

@@ -2,7 +2,7 @@ package hubtest
 
 import (
 	"fmt"
-	"strings"
+	"math/rand/v2"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
@@ -52,8 +52,7 @@ func AFDBFile(o ManifestOptions) ([]byte, error) {
 			id, cif = p.EntryID, string(p.CIF)
 			seqLen, plddt = int64(len(p.Residues)), p.GlobalPLDDT()
 		} else {
-			unit := fmt.Sprintf("ATOM %d filler ", i)
-			cif = strings.Repeat(unit, o.FillerBytes/len(unit)+1)[:o.FillerBytes]
+			cif = filler(i, o.FillerBytes)
 		}
 		uri := "gs://public-datasets-deepmind-alphafold-v4/" + id + "-model_v4.cif"
 		if o.URI != nil {
@@ -71,4 +70,16 @@ func AFDBFile(o ManifestOptions) ([]byte, error) {
 			fmt.Sprintf("P%05d", i), int64(9606 + i%3), []string{"Homo sapiens", "Mus musculus", "Danio rerio"}[i%3]})
 	}
 	return manifest.Encode(AFDBColumns, rows, o.RowGroup)
+}
+
+// filler returns n bytes of text drawn from 64 characters (so that it
+// compresses about as little as mmCIF text does), the same for the same i.
+func filler(i, n int) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 ."
+	r := rand.New(rand.NewPCG(uint64(i), 0xc1f))
+	b := make([]byte, n)
+	for k := range b {
+		b[k] = alphabet[r.IntN(len(alphabet))]
+	}
+	return string(b)
 }
