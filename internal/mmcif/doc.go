@@ -85,8 +85,14 @@
 //     residues) joins that residue; microheterogeneity (two comp_ids at one
 //     seq id) gives two residues.
 //   - Atoms keep every altloc; the B-factor and occupancy are parsed as
-//     float64 then stored as float32; coordinates are correctly rounded
+//     float64 then stored as float32 (an unquoted '?' or '.' reads as
+//     gemmi's defaults, 50 and 1); coordinates are correctly rounded
 //     float64 (Clinger fast path, strconv.ParseFloat otherwise).
+//   - gemmi compares each row's raw pdbx_PDB_model_num token (quotes
+//     included) with the current model's name, so a quoted or null model
+//     number starts a new chain part on every row: every atom is a residue
+//     of its own (merged into one chain later), and none is a polymer
+//     without _entity. We do the same.
 //   - Required columns: id, type_symbol, label_alt_id, label_asym_id,
 //     Cartn_x/y/z, occupancy, B_iso_or_equiv, auth_seq_id. Without any one
 //     of them gemmi silently reads no atoms (0 models), and so do we.
