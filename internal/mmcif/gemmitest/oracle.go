@@ -63,6 +63,9 @@ type Reading struct {
 	PLDDTMean *jsonFloat   `json:"plddt_mean"`
 	Contacts  [][3]float64 `json:"contacts"`
 	CADV2     CADV2        `json:"cadv2"`
+	// CADV2First is the outcome with require_single_chain off: the
+	// reference generator on model 1's first polymer chain.
+	CADV2First CADV2 `json:"cadv2_first_chain"`
 }
 
 // dir is this package's folder (for testdata/).

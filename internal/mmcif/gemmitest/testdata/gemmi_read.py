@@ -12,7 +12,8 @@ model's principal chain (pLDDT mean over first CA atoms, contacts: first CB,
 CA for GLY, < 8 A, |label_seq i - j| >= 6, label_seq_id numbering with '.'
 as 0, the numbering foldcorpus uses), and the contacts-and-distances-v2
 outcome of the reference generator (internal/bench/cadv2_reference.py, residue_plddt_min
-70): "error" with its message, "filtered", or "document" with its sha1.
+70): "error" with its message, "filtered", or "document" with its sha1;
+and the same with require_single_chain off (the first polymer chain).
 """
 import ast
 import hashlib
@@ -30,6 +31,25 @@ def load_reference(path):
     ns = {"__name__": "cadv2_reference"}
     exec(compile(tree, path, "exec"), ns)
     return ns
+
+
+class FirstChainGemmi:
+    """gemmi, except that read_structure leaves only the first polymer chain
+    of model 1 (after setup_entities): the reference's read() then reads
+    what require_single_chain=False takes."""
+
+    def __getattr__(self, name):
+        return getattr(gemmi, name)
+
+    @staticmethod
+    def read_structure(path):
+        st = gemmi.read_structure(path)
+        st.setup_entities()
+        if len(st) > 0:
+            poly = [i for i, ch in enumerate(st[0]) if len(ch.get_polymer()) > 0]
+            for i in reversed(poly[1:]):
+                del st[0][i]
+        return st
 
 
 def one_letter(name):
@@ -131,12 +151,15 @@ def cadv2(ref, path):
 
 def main():
     ref = load_reference(sys.argv[1])
+    first = load_reference(sys.argv[1])
+    first["gemmi"] = FirstChainGemmi()
     for line in sys.stdin:
         path = line.rstrip("\n")
         if not path:
             continue
         out = summarize(path)
         out["cadv2"] = cadv2(ref, path)
+        out["cadv2_first_chain"] = cadv2(first, path)
         sys.stdout.write(json.dumps(out) + "\n")
         sys.stdout.flush()
 
