@@ -208,8 +208,10 @@ func truncated(t *testing.T, data []byte) []byte {
 
 // TestPoisonRowThenRerunByHand: a truncated mmCIF fails its shard with its
 // entry id, the other shards are done, the run is not complete and status
-// exits non-zero; after the object is fixed, publishing exactly the message
-// that `rerun --gcloud` prints (the documented hand rerun) completes it.
+// exits non-zero; after the object is fixed, running with the real gcloud
+// exactly the command that `rerun --gcloud` prints (the documented hand
+// rerun) completes it. The manifest's name holds "," and "=", which the
+// command's --attribute must carry through gcloud's KEY=VALUE,... syntax.
 func TestPoisonRowThenRerunByHand(t *testing.T) {
 	dir, gs := afdbGolden(t)
 	gs = gs[:9]
@@ -222,7 +224,7 @@ func TestPoisonRowThenRerunByHand(t *testing.T) {
 	}
 	name := "cif/" + filepath.Base(poison.File)
 	s.put(dataBucket, name, truncated(t, good), "")
-	runID := s.uploadManifest("runs/poison.parquet", rows, 3)
+	runID := s.uploadManifest("runs/poison,v=2.parquet", rows, 3)
 	shards := s.waitSettled(runID, 60*time.Second)
 	for _, sh := range shards {
 		want := ledger.Done
@@ -247,12 +249,13 @@ func TestPoisonRowThenRerunByHand(t *testing.T) {
 	if code != 0 || len(lines) != 1 {
 		t.Fatalf("rerun --gcloud exited %d with %d commands, want 1:\n%s", code, len(lines), out)
 	}
-	topic, data, attrs := parseGcloud(t, lines[0])
-	if topic != shardTopic || attrs["shard"] != "1" || attrs["run"] != runID {
-		t.Fatalf("gcloud command %q: topic %s attrs %v", lines[0], topic, attrs)
+	if !strings.HasPrefix(lines[0], "gcloud pubsub topics publish ") {
+		t.Fatalf("rerun --gcloud printed %q", lines[0])
 	}
 	s.put(dataBucket, name, good, "") // fix the object
-	s.publish(topic, []byte(data), attrs)
+	if out := s.gcloudShell(lines[0]); !strings.Contains(out, "messageIds:") {
+		t.Fatalf("gcloud: %s", out)
+	}
 	s.waitFor(runID, 60*time.Second, "done", allDone)
 	out, code = s.cli("status", "--run", runID)
 	if code != 0 || !strings.Contains(out, "COMPLETE") {
@@ -261,59 +264,6 @@ func TestPoisonRowThenRerunByHand(t *testing.T) {
 	shards, _ = s.ledger.Shards(s.ctx, runID)
 	docs, _ := s.outputs(shards)
 	checkGolden(t, docs, gs)
-}
-
-// parseGcloud reads `gcloud pubsub topics publish TOPIC --message 'M'
-// --attribute 'K=V,K=V'` as a shell would (single quotes).
-func parseGcloud(t *testing.T, cmd string) (topic, message string, attrs map[string]string) {
-	t.Helper()
-	words := shellWords(t, cmd)
-	if len(words) != 9 || strings.Join(words[:4], " ") != "gcloud pubsub topics publish" || words[5] != "--message" || words[7] != "--attribute" {
-		t.Fatalf("unexpected gcloud command: %q", words)
-	}
-	attrs = map[string]string{}
-	for _, kv := range strings.Split(words[8], ",") {
-		k, v, _ := strings.Cut(kv, "=")
-		attrs[k] = v
-	}
-	return words[4], words[6], attrs
-}
-
-func shellWords(t *testing.T, s string) []string {
-	var words []string
-	var cur strings.Builder
-	inWord, inQuote := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inQuote && c == '\'':
-			inQuote = false
-		case inQuote:
-			cur.WriteByte(c)
-		case c == '\'':
-			inQuote, inWord = true, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case c == ' ':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inQuote {
-		t.Fatalf("unbalanced quote in %q", s)
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words
 }
 
 // TestTransientStorageErrors: every structure read fails once with 503

@@ -41,6 +41,8 @@ type Server struct {
 	cfg  Config
 	deps Deps
 	stop func()
+	// leaseWait: see LeaseWait (tests shorten it).
+	leaseWait time.Duration
 }
 
 // New returns a Server over deps. cfg must be valid.
@@ -51,7 +53,7 @@ func New(cfg Config, deps Deps) *Server {
 	if deps.Log == nil {
 		deps.Log = cloudlog.New(os.Stderr, slog.LevelInfo, cfg.Project)
 	}
-	return &Server{cfg: cfg, deps: deps, stop: func() {}}
+	return &Server{cfg: cfg, deps: deps, stop: func() {}, leaseWait: LeaseWait}
 }
 
 // NewServer validates cfg and connects the Google Cloud clients: GCS (reads

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/cloudevents/sdk-go/v2/event"
 
@@ -47,10 +48,7 @@ func (s *Server) ShardFn(ctx context.Context, e event.Event) error {
 		return nil
 	}
 	log = log.With("run", msg.RunID, "shard", msg.Shard)
-	res, err := shardfn.Process(ctx, shardfn.Deps{
-		Store: s.deps.Store, Ledger: s.deps.Ledger, Parse: mmcif.ReadInto,
-		FetchConcurrency: s.cfg.FetchConcurrency, Lease: s.cfg.Lease, Handoff: s.handoff(),
-	}, msg)
+	res, err := s.process(ctx, log, msg)
 	switch {
 	case err == nil && res.AlreadyDone:
 		log.InfoContext(ctx, "shard already done; duplicate delivery acknowledged")
@@ -84,6 +82,58 @@ func (s *Server) ShardFn(ctx context.Context, e event.Event) error {
 	}
 	log.ErrorContext(ctx, "shard failed permanently; acknowledged", "entry_id", entry, "error", err.Error())
 	return nil
+}
+
+// LeaseWait is how long one delivery of a shard waits, inside its request,
+// for another delivery's live claim on the same shard (see Server.process).
+// It is well under the shard function's timeout (480 s by default), so a
+// delivery that takes the shard over after the wait still has most of its
+// time left.
+const LeaseWait = 2 * time.Minute
+
+// process runs the shard. When the claim itself fails transiently (another
+// delivery holds a live lease: a duplicate delivery, or the redelivery of a
+// crashed attempt whose lease has not expired; or the ledger was busy),
+// answering at once would count as a delivery attempt against the
+// subscription's dead-letter limit and come back within seconds to meet the
+// same lease. Instead the delivery waits here, retrying the claim with
+// backoff (1 s doubling to 15 s) for up to s.leaseWait: it acknowledges as
+// soon as the holder finishes the shard, takes the shard over once the
+// lease expires, and only when the wait runs out returns the transient
+// error (one delivery attempt spent per LeaseWait, not per retry).
+func (s *Server) process(ctx context.Context, log *slog.Logger, msg queue.ShardMessage) (shardfn.Result, error) {
+	deps := shardfn.Deps{
+		Store: s.deps.Store, Ledger: s.deps.Ledger, Parse: mmcif.ReadInto,
+		FetchConcurrency: s.cfg.FetchConcurrency, Lease: s.cfg.Lease, Handoff: s.handoff(),
+	}
+	give := time.Now().Add(s.leaseWait)
+	delay := time.Second
+	for waited := 0; ; waited++ {
+		res, err := shardfn.Process(ctx, deps, msg)
+		// res.Shard is set once this delivery holds the claim: any failure
+		// after that is the shard's own, answered as usual.
+		claimFailed := err != nil && res.Shard.RunID == "" && errors.Is(err, derrors.ErrTransient)
+		if !claimFailed || ctx.Err() != nil || time.Now().Add(delay).After(give) {
+			if waited > 0 {
+				log.InfoContext(ctx, "waited for another delivery's claim", "retries", waited, "error", errText(err))
+			}
+			return res, err
+		}
+		log.DebugContext(ctx, "shard claimed by another delivery; waiting in the request", "retry_in", delay.String(), "error", err.Error())
+		select {
+		case <-ctx.Done():
+			return res, err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 15*time.Second)
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // decodeShard decodes and validates a shard message, and checks that its

@@ -314,7 +314,11 @@ func specFromRun(run ledger.Run) (planner.Spec, error) {
 }
 
 // gcloudCommand is the command that publishes m by hand (the format is in
-// functions/README.md).
+// functions/README.md). gcloud reads --attribute as KEY=VALUE pairs split at
+// commas, and a value holds the run id, whose object name may contain "," or
+// "=": then the pairs are joined with another delimiter that no key or
+// value contains, announced with gcloud's ^DELIM^ prefix (`gcloud topic
+// escaping`); a pair splits at its first "=", so "=" in a value is kept.
 func gcloudCommand(topic string, m queue.ShardMessage) (string, error) {
 	pm, err := pubsubq.Encode(m)
 	if err != nil {
@@ -323,9 +327,44 @@ func gcloudCommand(topic string, m queue.ShardMessage) (string, error) {
 	if topic == "" {
 		topic = "TOPIC"
 	}
+	attr, err := gcloudDict(pm.Attributes)
+	if err != nil {
+		return "", err
+	}
 	return fmt.Sprintf("gcloud pubsub topics publish %s --message %s --attribute %s",
-		shellQuote(topic), shellQuote(string(pm.Data)),
-		shellQuote(pubsubq.AttrRun+"="+pm.Attributes[pubsubq.AttrRun]+","+pubsubq.AttrShard+"="+pm.Attributes[pubsubq.AttrShard])), nil
+		shellQuote(topic), shellQuote(string(pm.Data)), shellQuote(attr)), nil
+}
+
+// gcloudDict writes attributes as a gcloud dictionary flag value, in key
+// order, escaping the delimiter when a key or value contains a comma.
+func gcloudDict(attrs map[string]string) (string, error) {
+	keys := make([]string, 0, len(attrs))
+	for k := range attrs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, delim := range []string{",", ";", "|", "~", "@", "!", "%", "+"} {
+		var b strings.Builder
+		clash := false
+		for i, k := range keys {
+			if strings.Contains(k, delim) || strings.Contains(attrs[k], delim) || strings.Contains(k, "=") {
+				clash = true
+				break
+			}
+			if i > 0 {
+				b.WriteString(delim)
+			}
+			b.WriteString(k + "=" + attrs[k])
+		}
+		if clash {
+			continue
+		}
+		if delim == "," {
+			return b.String(), nil
+		}
+		return "^" + delim + "^" + b.String(), nil
+	}
+	return "", fmt.Errorf("gcloud command: no delimiter fits the attributes %q", attrs)
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -46,29 +46,47 @@ func TestSpecFromRun(t *testing.T) {
 }
 
 func TestGcloudCommand(t *testing.T) {
-	m := queue.ShardMessage{RunID: "gs://m/o'dd.parquet#7", Shard: 1, Total: 2, Manifest: "gs://m/o'dd.parquet",
-		Format: "f", Output: "gs://o/c/part-00001-of-00002.parquet", Columns: []string{"entry_id", "gcs_uri"}, URIColumn: "gcs_uri"}
-	cmd, err := gcloudCommand("shards", m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Undo the single-quoting as a POSIX shell would.
-	words := strings.Split(cmd, " --")
-	if len(words) != 3 || !strings.HasPrefix(words[0], "gcloud pubsub topics publish 'shards'") {
-		t.Fatalf("command %q", cmd)
-	}
-	unq := func(s string) string {
-		s = strings.TrimSpace(s)
-		return strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(s, "'"), "'"), `'\''`, "'")
-	}
-	body := unq(strings.TrimPrefix(words[1], "message "))
-	attrs := map[string]string{}
-	for _, kv := range strings.Split(unq(strings.TrimPrefix(words[2], "attribute ")), ",") {
-		k, v, _ := strings.Cut(kv, "=")
-		attrs[k] = v
-	}
-	got, err := pubsubq.Decode([]byte(body), attrs)
-	if err != nil || !reflect.DeepEqual(got, m) {
-		t.Errorf("decoded %+v, %v; want %+v", got, err, m)
+	for _, tc := range []struct {
+		object string
+		prefix string // how the --attribute value starts
+	}{
+		{"o'dd.parquet", "'run="},
+		{"a,b=c.parquet", "'^;^run="},                 // gcloud would split at the comma
+		{"a,b;c.parquet", "'^|^run="},                 // and ";" is taken too
+		{"x=1,y=2;z|w.parquet", "'^~^run=gs://m/x=1"}, // "=" stays: a pair splits at its first "="
+	} {
+		m := queue.ShardMessage{RunID: "gs://m/" + tc.object + "#7", Shard: 1, Total: 2, Manifest: "gs://m/" + tc.object,
+			Format: "f", Output: "gs://o/c/part-00001-of-00002.parquet", Columns: []string{"entry_id", "gcs_uri"}, URIColumn: "gcs_uri"}
+		cmd, err := gcloudCommand("shards", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Undo the single-quoting as a POSIX shell would.
+		words := strings.Split(cmd, " --")
+		if len(words) != 3 || !strings.HasPrefix(words[0], "gcloud pubsub topics publish 'shards'") {
+			t.Fatalf("command %q", cmd)
+		}
+		if a := strings.TrimPrefix(words[2], "attribute "); !strings.HasPrefix(a, tc.prefix) {
+			t.Errorf("%s: --attribute %s, want it to start with %s", tc.object, a, tc.prefix)
+		}
+		unq := func(s string) string {
+			s = strings.TrimSpace(s)
+			return strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(s, "'"), "'"), `'\''`, "'")
+		}
+		body := unq(strings.TrimPrefix(words[1], "message "))
+		// gcloud's dictionary flags: ^DELIM^ replaces the comma.
+		dict, delim := unq(strings.TrimPrefix(words[2], "attribute ")), ","
+		if rest, ok := strings.CutPrefix(dict, "^"); ok {
+			delim, dict, _ = strings.Cut(rest, "^")
+		}
+		attrs := map[string]string{}
+		for _, kv := range strings.Split(dict, delim) {
+			k, v, _ := strings.Cut(kv, "=")
+			attrs[k] = v
+		}
+		got, err := pubsubq.Decode([]byte(body), attrs)
+		if err != nil || !reflect.DeepEqual(got, m) {
+			t.Errorf("%s: decoded %+v, %v; want %+v", tc.object, got, err, m)
+		}
 	}
 }
