@@ -45,6 +45,7 @@ resource "google_artifact_registry_repository" "images" {
 }
 
 resource "google_tpu_v2_vm" "tpujob" {
+  provider         = google-beta
   count            = var.tpujob_count
   name             = "${local.name}-tpujob-${count.index}"
   zone             = local.tpu_zone

@@ -13,6 +13,12 @@ terraform {
       source  = "hashicorp/google"
       version = ">= 6.0, < 8.0"
     }
+    # google_tpu_v2_vm exists only in the beta provider (magic-modules
+    # mmv1/products/tpuv2/Vm.yaml: min_version beta). Same versions as google.
+    google-beta = {
+      source  = "hashicorp/google-beta"
+      version = ">= 6.0, < 8.0"
+    }
     archive = {
       source  = "hashicorp/archive"
       version = ">= 2.4"
@@ -21,6 +27,11 @@ terraform {
 }
 
 provider "google" {
+  project = var.project
+  region  = var.region
+}
+
+provider "google-beta" {
   project = var.project
   region  = var.region
 }
