@@ -37,6 +37,7 @@ func TestBenchSmoke(t *testing.T) {
 		{"report", []string{"--shards", "20", "--trials", "1"}, "baseline"},
 		{"run", []string{"--docs", "8", "--shards", "2", "--reps", "1", filepath.Join(corpus, "afdb")}, "inner loop"},
 		{"function", []string{"--reps", "1", "--stripped-only", "--source", "../.."}, "cold start"},
+		{"inspect", []string{"--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "gemmi"},
 		{"tokenize", []string{"--corpus", corpus, "--reps", "1", "--stream", "200", "--shard-rows", "10"}, "projection"},
 	}
 	for _, c := range cases {

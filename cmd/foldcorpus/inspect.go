@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -8,7 +9,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
@@ -41,12 +44,30 @@ type inspectResult struct {
 // chains of model 1; pLDDT mean and contacts (CB-CB, CA for GLY, < 8 Å,
 // |i-j| >= 6, label_seq_id numbering) of the principal chain.
 func inspectFile(path string) inspectResult {
+	var r inspectReader
+	return r.file(path)
+}
+
+// inspectReader reads file after file into one reused structure and file
+// buffer.
+type inspectReader struct {
+	st  structure.Structure
+	buf []byte
+}
+
+// file is inspectFile into r's reused memory.
+func (r *inspectReader) file(path string) inspectResult {
 	res := inspectResult{File: path}
-	st, err := mmcif.ReadFile(path)
+	var err error
+	r.buf, err = localblob.ReadFileInto(path, r.buf)
+	if err == nil {
+		err = mmcif.ReadInto(&r.st, r.buf)
+	}
 	if err != nil {
-		res.Error = err.Error()
+		res.Error = fmt.Sprintf("%s: %v", path, err)
 		return res
 	}
+	st := &r.st
 	res.EntryID = st.Name
 	n := len(st.Models)
 	res.NModels = &n
@@ -108,21 +129,32 @@ func runInspect(ctx context.Context, args []string) error {
 		return &exitError{2, fmt.Errorf("no files given")}
 	}
 	failed := 0
+	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	defer out.Flush()
+	var ir inspectReader
+	var b []byte
 	for _, path := range fs.Args() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := inspectFile(path)
+		r := ir.file(path)
 		if r.Error != "" {
 			failed++
 		}
 		if *asJSON {
-			if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
+			var err error
+			if b, err = appendInspectJSON(b[:0], r); err != nil {
+				return err
+			}
+			if _, err := out.Write(b); err != nil {
 				return err
 			}
 		} else {
-			printInspect(os.Stdout, r)
+			printInspect(out, r)
 		}
+	}
+	if err := out.Flush(); err != nil {
+		return err
 	}
 	if failed > 0 {
 		return &exitError{1, fmt.Errorf("%d of %d files failed", failed, fs.NArg())}
@@ -152,4 +184,49 @@ func abbreviate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// appendInspectJSON appends r as one JSON line, as json.Encoder writes it;
+// the contacts, its last field and most of its bytes, are formatted here
+// (integers and shortest floats, as encoding/json formats float64s).
+func appendInspectJSON(dst []byte, r inspectResult) ([]byte, error) {
+	contacts := r.Contacts
+	r.Contacts = nil
+	head, err := json.Marshal(r)
+	if err != nil {
+		return dst, err
+	}
+	if contacts == nil {
+		return append(append(dst, head...), '\n'), nil
+	}
+	dst = append(append(dst, head[:len(head)-1]...), `,"contacts":[`...)
+	for k, c := range *contacts {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '[')
+		for i, v := range c {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, err = appendJSONFloat(dst, v); err != nil {
+				return dst, err
+			}
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, "]}\n"...), nil
+}
+
+// appendJSONFloat formats v as encoding/json formats a float64.
+func appendJSONFloat(dst []byte, v float64) ([]byte, error) {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return dst, fmt.Errorf("json: unsupported value: %v", v)
+	}
+	abs := math.Abs(v)
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		b, _ := json.Marshal(v) // exponent form: encoding/json's own
+		return append(dst, b...), nil
+	}
+	return strconv.AppendFloat(dst, v, 'f', -1, 64), nil
 }

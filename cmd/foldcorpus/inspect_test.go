@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
@@ -49,5 +50,33 @@ func TestInspectMatchesReference(t *testing.T) {
 				t.Errorf("plddt_mean %v, want %v", r.PLDDTMean, ref.PLDDTMean)
 			}
 		})
+	}
+}
+
+// TestAppendInspectJSONMatchesEncodingJSON: the hand-formatted contacts give
+// the bytes json.Encoder gives, for real files and for floats of every
+// magnitude encoding/json formats differently.
+func TestAppendInspectJSONMatchesEncodingJSON(t *testing.T) {
+	dir := testcorpus.Dir(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "afdb", "*.cif"))
+	var results []inspectResult
+	for _, f := range files[:min(5, len(files))] {
+		results = append(results, inspectFile(f))
+	}
+	odd := [][3]float64{{0, 1, 1e-7}, {2, 3, 1e21}, {4, 5, 123456789.125}, {6, 7, -0.5}, {8, 9, 7.999999999999999}, {10, 11, 1e-6}, {12, 13, 0}}
+	n := len(odd)
+	results = append(results, inspectResult{File: "odd.cif", NContacts: &n, Contacts: &odd}, inspectResult{File: "bad.cif", Error: "bad <&>"})
+	for _, r := range results {
+		var want strings.Builder
+		if err := json.NewEncoder(&want).Encode(r); err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendInspectJSON(nil, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want.String() {
+			t.Errorf("appendInspectJSON(%s) = %.300s\nwant %.300s", r.File, got, want.String())
+		}
 	}
 }

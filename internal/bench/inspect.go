@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// gemmiRead reads every file named in argv[2:] argv[1] times with
+// gemmi.read_structure and prints the process CPU seconds it took
+// (interpreter start-up excluded).
+const gemmiRead = `
+import json, sys, time
+import gemmi
+reps, paths = int(sys.argv[1]), sys.argv[2:]
+c = time.process_time()
+for _ in range(reps):
+    for p in paths:
+        gemmi.read_structure(p)
+print(json.dumps({"cpu_s": time.process_time() - c, "version": gemmi.__version__}))
+`
+
+// Inspect measures `foldcorpus inspect --json` (read, chains, pLDDT, its
+// own contacts, JSON out), a whole process, CPU per file, side by side with
+// gemmi's read_structure alone on the same files (Python, CPU inside the
+// script). Goal: inspect at least 5x faster.
+func Inspect(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench inspect", flag.ContinueOnError)
+	files := fs.Int("files", 230, "files given to inspect (DIR's files repeated)")
+	reps := fs.Int("reps", 3, "runs of each side (medians are reported)")
+	python := fs.String("python", "/usr/bin/python3", "Python with gemmi")
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: foldcorpus bench inspect [flags] DIR   (e.g. ../shared/corpus/afdb)")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageError(err)
+	}
+	if fs.NArg() != 1 || *files < 1 || *reps < 1 {
+		fs.Usage()
+		return usageError(fmt.Errorf("need one DIR, --files and --reps >= 1"))
+	}
+	var paths []string
+	for _, pat := range []string{"*.cif", "*.cif.gz"} {
+		m, _ := filepath.Glob(filepath.Join(fs.Arg(0), pat))
+		paths = append(paths, m...)
+	}
+	sort.Strings(paths)
+	if len(paths) == 0 {
+		return fmt.Errorf("no *.cif files in %s", fs.Arg(0))
+	}
+	argv := []string{"inspect", "--json"}
+	for i := range *files {
+		argv = append(argv, paths[i%len(paths)])
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	// gemmi reads DIR's files once per pass, as many passes as give
+	// about --files reads.
+	passes := max(1, *files/len(paths))
+	var ours, theirs []float64
+	version := ""
+	for range *reps {
+		m, err := child(ctx, self, nil, argv...)
+		if err != nil {
+			return err
+		}
+		ours = append(ours, m.cpu*1e3/float64(*files))
+		cmd := exec.CommandContext(ctx, *python, append([]string{"-c", gemmiRead, fmt.Sprint(passes)}, paths...)...)
+		cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+		out, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("gemmi baseline (%s with python3-gemmi): %w", *python, err)
+		}
+		var r struct {
+			CPUS    float64 `json:"cpu_s"`
+			Version string  `json:"version"`
+		}
+		if err := json.Unmarshal(out, &r); err != nil {
+			return fmt.Errorf("gemmi baseline output %q: %w", strings.TrimSpace(string(out)), err)
+		}
+		theirs, version = append(theirs, r.CPUS*1e3/float64(passes*len(paths))), r.Version
+	}
+	o, g := median(ours), median(theirs)
+	fmt.Printf("bench inspect: %d AFDB files from %s; inspect --json over %d files (whole process) vs gemmi %s read_structure; %d reps, medians\n",
+		len(paths), fs.Arg(0), *files, version, *reps)
+	fmt.Printf("  foldcorpus inspect (read + chains + pLDDT + contacts + JSON): %.3f ms CPU/file\n", o)
+	fmt.Printf("  gemmi read_structure alone:                                  %.3f ms CPU/file\n", g)
+	verdict := "MISS"
+	if g/o >= 5 {
+		verdict = "PASS"
+	}
+	fmt.Printf("ratio gemmi/inspect: %.2fx (goal >= 5x): %s\n", g/o, verdict)
+	return nil
+}
