@@ -163,6 +163,8 @@ type stack struct {
 	ledger  *firestoreledger.Ledger
 	fns     map[string]*fnProc
 	env     []string
+	// capacity is the 429 proxy in front of ShardFn (stackOpts.shardCapacity).
+	capacity *capacityProxy
 }
 
 type stackOpts struct {
@@ -175,6 +177,11 @@ type stackOpts struct {
 	// requesterPays: buckets configured requester-pays (billed to the
 	// stack's project).
 	requesterPays []string
+	// shardCapacity > 0 delivers the shard subscription through a pushRelay
+	// into a capacityProxy in front of ShardFn, which admits that many
+	// concurrent requests and answers 429 beyond (as Cloud Run does at
+	// max_instance_count). See backpressure_test.go.
+	shardCapacity int
 }
 
 func newStack(t *testing.T, o stackOpts) *stack {
@@ -248,8 +255,14 @@ func newStack(t *testing.T, o stackOpts) *stack {
 		s.fns[target] = startFn(t, bin, s.env, target, 0)
 	}
 	s.subscribe(eventsTopic+"-push", eventsTopic, s.fns["Planner"].pushURL(s.project, eventsTopic), nil)
-	s.subscribe(shardTopic+"-push", shardTopic, s.fns["ShardFn"].pushURL(s.project, shardTopic),
-		&pubsubpb.DeadLetterPolicy{DeadLetterTopic: s.topic(deadTopic), MaxDeliveryAttempts: o.maxAttempts})
+	shardDL := &pubsubpb.DeadLetterPolicy{DeadLetterTopic: s.topic(deadTopic), MaxDeliveryAttempts: o.maxAttempts}
+	if o.shardCapacity > 0 {
+		s.capacity = newCapacityProxy(t, s.fns["ShardFn"].url(), o.shardCapacity)
+		s.subscribe(shardTopic+"-relay", shardTopic, "", shardDL)
+		startPushRelay(t, s, shardTopic+"-relay", s.capacity.srv.URL+"/projects/"+s.project+"/topics/"+shardTopic)
+	} else {
+		s.subscribe(shardTopic+"-push", shardTopic, s.fns["ShardFn"].pushURL(s.project, shardTopic), shardDL)
+	}
 	s.subscribe(deadTopic+"-push", deadTopic, s.fns["DeadLetter"].pushURL(s.project, deadTopic), nil)
 	t.Cleanup(func() {
 		if t.Failed() {
