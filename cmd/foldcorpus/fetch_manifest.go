@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/hf"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
 )
 
 func init() {
@@ -76,6 +78,13 @@ func runFetchManifest(ctx context.Context, args []string) error {
 	bucket := strings.HasPrefix(out, "gs://")
 	if !bucket {
 		if out, err = filepath.Abs(out); err != nil {
+			return err
+		}
+	}
+	if !bucket {
+		// A killed fetch can leave temporary files (never a partial file
+		// under a final name): remove them before fetching again.
+		if err := removeTemps(out); err != nil {
 			return err
 		}
 	}
@@ -207,4 +216,20 @@ func (f *fetchProgress) finish() {
 	if f.tty && !f.last.IsZero() {
 		fmt.Fprintln(f.w)
 	}
+}
+
+// removeTemps removes the temporary files of killed writers in every folder
+// under dir (a missing dir is fine).
+func removeTemps(dir string) error {
+	err := filepath.WalkDir(dir, func(p string, d iofs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		_, err = localblob.RemoveTemps(p)
+		return err
+	})
+	if errors.Is(err, iofs.ErrNotExist) {
+		return nil
+	}
+	return err
 }

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	iofs "io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/hf"
@@ -115,4 +119,90 @@ func TestFetchManifestSelectRun(t *testing.T) {
 	if c := srv.Counts(); c.Resolves != 3 {
 		t.Errorf("%d resolves, want 3", c.Resolves)
 	}
+}
+
+// TestFetchManifestKilled kills the fetch-manifest process (SIGKILL) after a
+// few files, runs the same command again, and compares the output folder,
+// lock included, byte for byte with an uninterrupted fetch; the second run
+// resolves only the files the first did not finish.
+func TestFetchManifestKilled(t *testing.T) {
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	srv, _ := hubWithStructures(t, dir, 12, 4, hubtest.Options{Latency: 15 * time.Millisecond})
+	uri := "hf://datasets/timodonnell/afdb-e2e"
+
+	whole := filepath.Join(dir, "whole")
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", "")
+	if err := runFetchManifest(context.Background(), []string{uri, "--out", whole}); err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(dir, "killed")
+	cmd := exec.Command(bin, "fetch-manifest", uri, "--out", out, "--concurrency", "1")
+	cmd.Env = append(os.Environ(), "HF_ENDPOINT="+srv.URL())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		done, _ := filepath.Glob(filepath.Join(out, "data", "train-*.parquet"))
+		if len(done) >= 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	done, _ := filepath.Glob(filepath.Join(out, "data", "train-*.parquet"))
+	if len(done) < 3 || len(done) == 12 {
+		t.Fatalf("%d files when killed, want 3 to 11", len(done))
+	}
+	// Requests the killed process had sent are still counted by the server
+	// after its injected latency: let them land.
+	time.Sleep(200 * time.Millisecond)
+	before := srv.Counts().Resolves
+	c := exec.Command(bin, "fetch-manifest", uri, "--out", out)
+	c.Env = cmd.Env
+	if msg, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("rerun: %v\n%s", err, msg)
+	}
+	done2, _ := filepath.Glob(filepath.Join(out, "data", "train-*.parquet"))
+	if got := srv.Counts().Resolves - before; got > int64(12-len(done)) || len(done2) != 12 {
+		t.Errorf("rerun resolved %d files for the %d missing; %d files now", got, 12-len(done), len(done2))
+	}
+	got, want := treeBytes(t, out), treeBytes(t, whole)
+	if len(got) != len(want) || len(want) != 13 {
+		t.Fatalf("killed+rerun folder has %d files, the uninterrupted one %d (want 13): %v", len(got), len(want), keys(got))
+	}
+	for name, w := range want {
+		if !bytes.Equal(got[name], w) {
+			t.Errorf("%s differs from the uninterrupted fetch's", name)
+		}
+	}
+}
+
+func treeBytes(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d iofs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		m[rel], err = os.ReadFile(p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

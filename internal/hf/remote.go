@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
@@ -194,6 +195,9 @@ func (f *File) rangeGet(u string, off, n int64) ([]byte, error) {
 		accept: func(resp *http.Response) error {
 			if resp.StatusCode != http.StatusPartialContent {
 				return derrors.Permanent(fmt.Errorf("hf: %s: range request answered HTTP %d, want 206", f.path, resp.StatusCode))
+			}
+			if cr := resp.Header.Get("Content-Range"); cr != "" && !strings.HasPrefix(cr, fmt.Sprintf("bytes %d-%d/", off, off+n-1)) {
+				return derrors.Permanent(fmt.Errorf("hf: %s: asked for bytes %d-%d, got Content-Range %q", f.path, off, off+n-1, cr))
 			}
 			buf := make([]byte, n)
 			if _, err := io.ReadFull(resp.Body, buf); err != nil {
