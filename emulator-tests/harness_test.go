@@ -165,6 +165,8 @@ type stack struct {
 	env     []string
 	// capacity is the 429 proxy in front of ShardFn (stackOpts.shardCapacity).
 	capacity *capacityProxy
+	// gcsLog is fake-gcs-server's request log (one line per request).
+	gcsLog *lockedBuffer
 }
 
 type stackOpts struct {
@@ -182,13 +184,18 @@ type stackOpts struct {
 	// concurrent requests and answers 429 beyond (as Cloud Run does at
 	// max_instance_count). See backpressure_test.go.
 	shardCapacity int
+	// extraBuckets are created in the fake besides the stack's three (not
+	// in the functions' allow-list).
+	extraBuckets []string
+	// env: extra environment of the functions.
+	env []string
 }
 
 func newStack(t *testing.T, o stackOpts) *stack {
 	t.Helper()
 	bin := functionsBinary(t)
 	ctx := context.Background()
-	s := &stack{t: t, ctx: ctx, fns: map[string]*fnProc{}}
+	s := &stack{t: t, ctx: ctx, fns: map[string]*fnProc{}, gcsLog: &lockedBuffer{}}
 	s.project = fmt.Sprintf("e2e-%d-%d", os.Getpid()%100000, projectSeq.Add(1))
 	var err error
 	if s.ps, err = pubsub.NewClient(ctx, s.project); err != nil {
@@ -203,9 +210,10 @@ func newStack(t *testing.T, o stackOpts) *stack {
 	// fake-gcs-server publishes finalize notifications of the manifest
 	// bucket to the events topic (as a GCS Pub/Sub notification would).
 	f, err := emulators.StartFakeGCS(emulators.FakeGCSOptions{
-		Buckets: []string{manifestBucket, dataBucket, outBucket},
+		Buckets: append([]string{manifestBucket, dataBucket, outBucket}, o.extraBuckets...),
 		Events: fakestorage.EventManagerOptions{ProjectID: s.project, TopicName: eventsTopic, Bucket: manifestBucket,
 			NotifyOn: fakestorage.EventNotificationOptions{Finalize: true}},
+		Log: s.gcsLog,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -248,6 +256,7 @@ func newStack(t *testing.T, o stackOpts) *stack {
 		"FOLDCORPUS_USER_PROJECT="+s.project,
 		"FOLDCORPUS_REQUESTER_PAYS_BUCKETS="+strings.Join(o.requesterPays, ","),
 	)
+	s.env = append(s.env, o.env...)
 	if o.noFunctions {
 		return s
 	}
