@@ -26,6 +26,9 @@ func TestSpecFromRun(t *testing.T) {
 			planner.Spec{TextColumn: "cif_content"}, false},
 		{"pinned manifest generation", map[string]string{"pipeline.manifest_generation": "1700000000000001"},
 			planner.Spec{ManifestGeneration: 1700000000000001}, false},
+		{"named passthrough", map[string]string{"pipeline.passthrough": "note,split"},
+			planner.Spec{Passthrough: []string{"note", "split"}}, false},
+		{"no passthrough", map[string]string{"pipeline.passthrough": ""}, planner.Spec{Passthrough: []string{}}, false},
 		{"bad generation", map[string]string{"pipeline.manifest_generation": "latest"}, planner.Spec{}, true},
 		{"bad bool", map[string]string{"pipeline.lenient_missing": "perhaps"}, planner.Spec{}, true},
 	} {
