@@ -206,32 +206,41 @@ func truncated(t *testing.T, data []byte) []byte {
 	return out
 }
 
-// TestPoisonRowThenRerunByHand: a truncated mmCIF fails its shard with its
-// entry id, the other shards are done, the run is not complete and status
-// exits non-zero; after the object is fixed, running with the real gcloud
-// exactly the command that `rerun --gcloud` prints (the documented hand
-// rerun) completes it. The manifest's name holds "," and "=", which the
-// command's --attribute must carry through gcloud's KEY=VALUE,... syntax.
+// TestPoisonRowThenRerunByHand: two truncated mmCIF files in one shard fail
+// it naming both (entry ids, in the ledger and in status), the other shards
+// are done, the run is not complete and status exits non-zero; after the
+// objects are fixed, running with the real gcloud exactly the command that
+// `rerun --gcloud` prints (the documented hand rerun) completes it. The
+// manifest's name holds "," and "=", which the command's --attribute must
+// carry through gcloud's KEY=VALUE,... syntax.
 func TestPoisonRowThenRerunByHand(t *testing.T) {
 	dir, gs := afdbGolden(t)
 	gs = gs[:9]
 	s := newStack(t, stackOpts{rowGroupsPerShard: 1})
 	rows := s.uploadStructures(dir, gs, "")
-	poison := gs[4] // shard 1 of row groups of 3
-	good, err := os.ReadFile(filepath.Join(dir, poison.File))
-	if err != nil {
-		t.Fatal(err)
+	poisons := []int{3, 5} // rows 0 and 2 of shard 1 (row groups of 3)
+	var fixes []func()
+	for _, i := range poisons {
+		good, err := os.ReadFile(filepath.Join(dir, gs[i].File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "cif/" + filepath.Base(gs[i].File)
+		s.put(dataBucket, name, truncated(t, good), "")
+		fixes = append(fixes, func() { s.put(dataBucket, name, good, "") })
 	}
-	name := "cif/" + filepath.Base(poison.File)
-	s.put(dataBucket, name, truncated(t, good), "")
 	runID := s.uploadManifest("runs/poison,v=2.parquet", rows, 3)
 	shards := s.waitSettled(runID, 60*time.Second)
 	for _, sh := range shards {
 		want := ledger.Done
 		if sh.Index == 1 {
 			want = ledger.Failed
-			if sh.EntryID != poison.EntryID || sh.Error == "" {
-				t.Errorf("poisoned shard: entry %q error %q, want entry %s with its cause", sh.EntryID, sh.Error, poison.EntryID)
+			if sh.EntryID != gs[poisons[0]].EntryID || sh.Error == "" {
+				t.Errorf("poisoned shard: entry %q error %q, want entry %s with its cause", sh.EntryID, sh.Error, gs[poisons[0]].EntryID)
+			}
+			if len(sh.BadRows) != len(poisons) || sh.BadRows[0].EntryID != gs[poisons[0]].EntryID || sh.BadRows[1].EntryID != gs[poisons[1]].EntryID ||
+				sh.BadRows[0].Stage != "parse" || sh.BadRows[1].Row != int64(poisons[1]) {
+				t.Errorf("poisoned shard's bad rows %+v, want both poisoned rows (manifest rows 3 and 5, parse)", sh.BadRows)
 			}
 		}
 		if sh.Status != want {
@@ -239,8 +248,13 @@ func TestPoisonRowThenRerunByHand(t *testing.T) {
 		}
 	}
 	out, code := s.cli("status", "--run", runID)
-	if code == 0 || !strings.Contains(out, "NOT COMPLETE") || !strings.Contains(out, "failed shard 00001") || !strings.Contains(out, poison.EntryID) {
-		t.Errorf("status exited %d, want non-zero naming shard 1 and %s:\n%s", code, poison.EntryID, out)
+	if code == 0 || !strings.Contains(out, "NOT COMPLETE") || !strings.Contains(out, "failed shard 00001") {
+		t.Errorf("status exited %d, want non-zero naming shard 1:\n%s", code, out)
+	}
+	for _, i := range poisons {
+		if !strings.Contains(out, "entry "+gs[i].EntryID+": parse: ") {
+			t.Errorf("status does not name the bad row %s:\n%s", gs[i].EntryID, out)
+		}
 	}
 
 	// Rerun by hand: rerun --gcloud prints one command per shard not done.
@@ -252,7 +266,9 @@ func TestPoisonRowThenRerunByHand(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "gcloud pubsub topics publish ") {
 		t.Fatalf("rerun --gcloud printed %q", lines[0])
 	}
-	s.put(dataBucket, name, good, "") // fix the object
+	for _, fix := range fixes { // fix the objects
+		fix()
+	}
 	if out := s.gcloudShell(lines[0]); !strings.Contains(out, "messageIds:") {
 		t.Fatalf("gcloud: %s", out)
 	}

@@ -68,14 +68,12 @@ func (s *Server) ShardFn(ctx context.Context, e event.Event) error {
 		log.WarnContext(ctx, "shard failed transiently; will be redelivered", "error", err.Error())
 		return err
 	}
-	entry := ""
-	var re *shardfn.RowError
-	if errors.As(err, &re) {
-		entry = re.EntryID
-	}
+	entry, badRows, badMore := shardfn.BadRowsOf(err)
 	// Process records row failures itself; recording again covers failures
-	// before its claim (an unknown format) and is idempotent.
-	ferr := s.deps.Ledger.Fail(ctx, ledger.Shard{RunID: msg.RunID, Index: msg.Shard, Status: ledger.Failed, EntryID: entry, Error: errorText(err)})
+	// before its claim (an unknown format) and is idempotent (the same bad
+	// rows).
+	ferr := s.deps.Ledger.Fail(ctx, ledger.Shard{RunID: msg.RunID, Index: msg.Shard, Status: ledger.Failed, EntryID: entry, Error: errorText(err),
+		BadRows: badRows, BadRowsMore: badMore})
 	if ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) && !errors.Is(ferr, derrors.ErrNotFound) {
 		log.ErrorContext(ctx, "shard failed permanently and recording it failed; will be redelivered", "entry_id", entry, "error", err.Error(), "ledger_error", ferr.Error())
 		return ferr
@@ -212,6 +210,7 @@ func (s *Server) DeadLetter(ctx context.Context, e event.Event) error {
 		case last.Error != "":
 			rec.Error = cause + "; last error: " + last.Error
 			rec.EntryID = last.EntryID
+			rec.BadRows, rec.BadRowsMore = last.BadRows, last.BadRowsMore
 		case last.LastError != "":
 			rec.Error = cause + "; last error: " + last.LastError
 		}

@@ -157,6 +157,25 @@ func (e *BadRowsError) Unwrap() []error {
 	return out
 }
 
+// BadRowsOf returns what the ledger records of a shard failure err: the
+// first failing row's entry id, and every bad row (a *BadRowsError's, or
+// the one *RowError) with the number beyond them. All are empty when err
+// names no row.
+func BadRowsOf(err error) (entryID string, rows []ledger.BadRow, more int64) {
+	var re *RowError
+	if !errors.As(err, &re) {
+		return "", nil, 0
+	}
+	var bad *BadRowsError
+	if !errors.As(err, &bad) {
+		bad = &BadRowsError{Rows: []*RowError{re}}
+	}
+	for _, r := range bad.Rows {
+		rows = append(rows, ledger.BadRow{EntryID: r.EntryID, Row: r.Row, Stage: r.Stage, Error: r.Err.Error()})
+	}
+	return re.EntryID, rows, bad.More
+}
+
 // badRows collects a shard's bad rows (see BadRowsError).
 type badRows struct {
 	rows []*RowError
@@ -270,19 +289,7 @@ func settle(ctx context.Context, deps Deps, shard ledger.Shard, acc corpus.Accou
 		}
 		return err
 	}
-	var re *RowError
-	if errors.As(err, &re) {
-		shard.EntryID = re.EntryID
-	}
-	var bad *BadRowsError
-	if errors.As(err, &bad) {
-		for _, r := range bad.Rows {
-			shard.BadRows = append(shard.BadRows, ledger.BadRow{EntryID: r.EntryID, Row: r.Row, Stage: r.Stage, Error: r.Err.Error()})
-		}
-		shard.BadRowsMore = bad.More
-	} else if re != nil {
-		shard.BadRows = []ledger.BadRow{{EntryID: re.EntryID, Row: re.Row, Stage: re.Stage, Error: re.Err.Error()}}
-	}
+	shard.EntryID, shard.BadRows, shard.BadRowsMore = BadRowsOf(err)
 	shard.Counts = counts(acc)
 	if ferr := deps.Ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
 		return errors.Join(err, ferr)
