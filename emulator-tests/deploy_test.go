@@ -89,6 +89,12 @@ func TestDeployLayout(t *testing.T) {
 	}
 	docs, _ := s.outputs(shards)
 	checkGolden(t, docs, gs[:2])
+	// status shows the shard time the guide's projection (step 7) uses,
+	// even with no shard left in flight.
+	wall := shards[0].Finished.Sub(shards[0].Started).Round(time.Millisecond)
+	if out, _ := s.cli("status", "--run", runID); !strings.Contains(out, fmt.Sprintf("shard time  mean %s, max %s over 1 done shards", wall, wall)) {
+		t.Errorf("status does not show the shard time %s of the one done shard:\n%s", wall, out)
+	}
 	for _, want := range []string{`"severity":"INFO"`, `"message":"shard done"`, `"run":"` + runID + `"`} {
 		if !strings.Contains(fns["ShardFn"].log.String(), want) {
 			t.Errorf("ShardFn log lacks %s", want)

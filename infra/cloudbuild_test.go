@@ -104,10 +104,12 @@ func TestCloudBuildRunsTheCICommands(t *testing.T) {
 		t.Errorf("vet step runs %q", steps[pos("vet")])
 	}
 	deploy := steps[pos("deploy")]
-	for _, want := range []string{"terraform -chdir=infra apply", "-var=region=${_REGION}", "-var=project=${PROJECT_ID}"} {
-		if !strings.Contains(deploy, want) {
-			t.Errorf("deploy step lacks %q: %s", want, deploy)
-		}
+	// The variables come from the guide's file (TestDeployGuideVariablesFile).
+	if !strings.Contains(deploy, "terraform -chdir=infra apply") {
+		t.Errorf("deploy step does not apply infra/: %s", deploy)
+	}
+	if !(pos("tfvars") < pos("deploy")) {
+		t.Errorf("the variables file is fetched after the deploy step: %v", ids)
 	}
 	// The image deployed is the image pushed.
 	push := cb.Steps[pos("tpujob-push")].Args

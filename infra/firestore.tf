@@ -1,4 +1,13 @@
-# The ledger: Firestore in native mode, in var.region.
+# The ledger: Firestore in native mode, in var.region. A project has at
+# most one "(default)" database and destroy keeps it (deletion_policy
+# ABANDON), so creating it again fails with "Database already exists": with
+# firestore_database_exists = true Terraform imports the one there instead
+# (docs/deploy.md, step 3).
+import {
+  for_each = var.firestore_database_exists ? toset([var.firestore_database]) : toset([])
+  to       = google_firestore_database.ledger
+  id       = "projects/${var.project}/databases/${each.value}"
+}
 
 resource "google_firestore_database" "ledger" {
   name            = var.firestore_database

@@ -111,6 +111,12 @@ variable "firestore_database" {
   default     = "(default)"
 }
 
+variable "firestore_database_exists" {
+  description = "The Firestore database already exists (a project that has one, or a re-apply after destroy, which keeps it): import it instead of creating it."
+  type        = bool
+  default     = false
+}
+
 variable "ledger_collection" {
   type    = string
   default = "foldcorpus_runs"

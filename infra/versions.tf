@@ -2,7 +2,8 @@
 # region (var.region). See docs/deploy.md for the walk-through.
 
 terraform {
-  required_version = ">= 1.5"
+  # 1.7: for_each in import blocks (firestore.tf).
+  required_version = ">= 1.7"
   # State lives in a bucket you create once (docs/deploy.md, step 2):
   # terraform init -backend-config=bucket=PROJECT-foldcorpus-tfstate
   backend "gcs" {

@@ -118,9 +118,16 @@ func cloudStatusTo(ctx context.Context, w io.Writer, l *firestoreledger.Ledger, 
 	var tot ledger.Counts
 	tot.Filtered = map[string]int64{}
 	var last time.Time
+	var wall, longest time.Duration
+	var timed int
 	for _, s := range shards {
 		if s.Status != ledger.Done {
 			continue
+		}
+		if d := s.Finished.Sub(s.Started); !s.Started.IsZero() && d > 0 {
+			wall += d
+			longest = max(longest, d)
+			timed++
 		}
 		tot.RowsIn += s.Counts.RowsIn
 		tot.DocsOut += s.Counts.DocsOut
@@ -140,6 +147,11 @@ func cloudStatusTo(ctx context.Context, w io.Writer, l *firestoreledger.Ledger, 
 	sort.Strings(reasons)
 	for _, k := range reasons {
 		fmt.Fprintf(w, "  filtered %-20s %d\n", k, tot.Filtered[k])
+	}
+	if timed > 0 {
+		// T of the projection in docs/deploy.md, step 7.
+		fmt.Fprintf(w, "  shard time  mean %s, max %s over %d done shards (start to end of each)\n",
+			(wall / time.Duration(timed)).Round(time.Millisecond), longest.Round(time.Millisecond), timed)
 	}
 	left := int64(run.Shards) - done
 	active := counts[ledger.Running] + counts[ledger.Pending]
