@@ -337,7 +337,21 @@ func TestCLIRunIdentity(t *testing.T) {
 			t.Errorf("run %v over the same run: exit %d; want it to find both shards done\n%s", args, code, stderr)
 		}
 	}
-	_, stderr, code := runCLI(t, "run", "--out", out, "--manifest", glob, "--residue-plddt-min", "50")
+	// The ledger as JSON, the flag after the folder.
+	stdout, stderr, code := runCLI(t, "status", out, "--json")
+	var st struct {
+		Runs []struct {
+			ID           string            `json:"id"`
+			Complete     bool              `json:"complete"`
+			Options      map[string]string `json:"options"`
+			ShardRecords []json.RawMessage `json:"shard_records"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &st); code != 0 || err != nil || len(st.Runs) != 1 || !st.Runs[0].Complete ||
+		len(st.Runs[0].ShardRecords) != 2 || st.Runs[0].Options["residue_plddt_min"] != "70" {
+		t.Errorf("status DIR --json: exit %d, %v, %+v; want one complete run of 2 shards, residue_plddt_min 70\n%s", code, err, st, stderr)
+	}
+	_, stderr, code = runCLI(t, "run", "--out", out, "--manifest", glob, "--residue-plddt-min", "50")
 	if want := `option residue_plddt_min: "70" (recorded) vs "50" (this command)`; code == 0 || !strings.Contains(stderr, want) {
 		t.Errorf("run with another option over the run: exit %d; want a refusal saying %s\n%s", code, want, stderr)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,6 +33,7 @@ func runStatus(ctx context.Context, args []string) error {
 		}
 	}
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the ledger as JSON: each run with its shard records and whether it is complete")
 	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
 	}
@@ -43,15 +45,47 @@ func runStatus(ctx context.Context, args []string) error {
 		return err
 	}
 	complete := len(runs) > 0
-	for _, r := range runs {
-		if !printRunStatus(r, shards[r.ID]) {
-			complete = false
+	if *asJSON {
+		complete = printStatusJSON(runs, shards) && complete
+	} else {
+		for _, r := range runs {
+			if !printRunStatus(r, shards[r.ID]) {
+				complete = false
+			}
 		}
 	}
 	if !complete {
 		return &exitError{1, errors.New("run not complete")}
 	}
 	return nil
+}
+
+// printStatusJSON prints the runs and their shard records as one JSON
+// object and reports whether every run is complete.
+func printStatusJSON(runs []ledger.Run, shards map[string][]ledger.Shard) bool {
+	type runJSON struct {
+		ledger.Run
+		Complete     bool           `json:"complete"`
+		ShardRecords []ledger.Shard `json:"shard_records"`
+	}
+	all := true
+	out := struct {
+		Runs []runJSON `json:"runs"`
+	}{Runs: []runJSON{}}
+	for _, r := range runs {
+		done := 0
+		for _, s := range shards[r.ID] {
+			if s.Status == ledger.Done {
+				done++
+			}
+		}
+		out.Runs = append(out.Runs, runJSON{Run: r, Complete: done == r.Shards, ShardRecords: shards[r.ID]})
+		all = all && done == r.Shards
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(out)
+	return all
 }
 
 // printRunStatus prints one run and reports whether it is complete.
