@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 import "github.com/foldcorpus/foldcorpus/internal/bench"
