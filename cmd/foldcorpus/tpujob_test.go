@@ -253,7 +253,11 @@ func TestTPUJobCommand(t *testing.T) {
 	}
 
 	// 3. No drain: the shard in flight is released and nacked; a restarted
-	// job finishes it and the waiting one.
+	// job finishes it and the waiting one. This job waits an hour for a
+	// partial batch, so the shard is still waiting when it is stopped,
+	// however slow the machine (with the 300 ms window it could finish
+	// between the claim and the cancel).
+	t.Setenv("FOLDCORPUS_TOKENIZE_FLUSH_AFTER", "1h")
 	cancel, done = start("-drain", "0s")
 	waitUntil(t, "shard 2 is claimed", func() bool { return e.shard(t, run, 2).Status == ledger.Running })
 	cancel()
@@ -267,6 +271,7 @@ func TestTPUJobCommand(t *testing.T) {
 	if _, err := e.store.ReadAll(ctx, req2.Output); err == nil {
 		t.Error("the interrupted shard's output was written")
 	}
+	t.Setenv("FOLDCORPUS_TOKENIZE_FLUSH_AFTER", "300ms")
 	cancel, done = start()
 	waitUntil(t, "shard 2 is done after the restart", func() bool { return e.shard(t, run, 2).Status == ledger.Done })
 	waitUntil(t, "shard 2's redelivery is acked", func() bool { a, _ := e.message(id2); return a > 0 })

@@ -3,11 +3,12 @@ package bio2token
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
 // pythonDoc is an independent implementation of the document section of
@@ -50,10 +51,7 @@ func syntheticInput(nRes, atomsPerRes int) (*Input, []int32) {
 }
 
 func TestAssembleMatchesCPython(t *testing.T) {
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("no /usr/bin/python3: cannot compare with CPython's random")
-	}
+	py := testcorpus.Tool(t, "/usr/bin/python3", "document assembly cannot be compared with CPython's random")
 	a37, r20 := []string{}, []string{}
 	for k := range atom37 {
 		a37 = append(a37, k)

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
 const python = "/usr/bin/python3"
@@ -25,9 +26,7 @@ type oracleCase struct {
 // its result strings, one list per case.
 func runOracle(t *testing.T, cases []oracleCase) [][]string {
 	t.Helper()
-	if _, err := os.Stat(python); err != nil {
-		t.Skipf("CPython oracle unavailable (%s: %v): cannot check against CPython", python, err)
-	}
+	testcorpus.Tool(t, python, "the CPython oracle cannot check this package against CPython")
 	in, err := json.Marshal(cases)
 	if err != nil {
 		t.Fatal(err)

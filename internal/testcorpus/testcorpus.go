@@ -41,3 +41,18 @@ func Files(tb testing.TB, category string) []string {
 	}
 	return matches
 }
+
+// Tool returns path (an outside program a test compares against, e.g.
+// /usr/bin/python3) when it exists; otherwise it skips the test with why,
+// or fails it when FOLDCORPUS_REQUIRE_CORPUS=1 (as CI sets it), so that an
+// oracle cannot go silent where it must run.
+func Tool(tb testing.TB, path, why string) string {
+	tb.Helper()
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("FOLDCORPUS_REQUIRE_CORPUS") == "1" {
+			tb.Fatalf("%s required (FOLDCORPUS_REQUIRE_CORPUS=1) but unavailable: %v; %s", path, err, why)
+		}
+		tb.Skipf("SKIP: %s unavailable (%v): %s; set FOLDCORPUS_REQUIRE_CORPUS=1 to make this a failure", path, err, why)
+	}
+	return path
+}
