@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 // The XLA backend of GoMLX ("xla:tpu", "xla:cuda", "xla:cpu"), for
