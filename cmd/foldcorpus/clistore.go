@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/blobmux"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/hf"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 )
 
@@ -17,7 +19,7 @@ import (
 // deployed functions use (openStore's client, made at the first gs:// call,
 // so a local-only run needs no credentials).
 func cliStore() blob.Store {
-	return blobmux.Store{Local: localblob.Store{}, GCS: &lazyGCS{}}
+	return blobmux.Store{Local: localblob.Store{}, GCS: &lazyGCS{}, HF: hf.NewStore(hf.New(hf.OptionsFromEnv(os.Getenv)))}
 }
 
 // lazyGCS makes its GCS store on first use.

@@ -206,3 +206,42 @@ func keys(m map[string][]byte) []string {
 	}
 	return out
 }
+
+// TestRunHFManifest: `run --manifest 'hf://datasets/.../data/*.parquet'`
+// reads a small manifest straight from the (fake) Hub, pinned to the
+// branch's commit at planning, and builds the same documents as the full
+// files' inline cif_content; one resolve per file (kept from planning to the shard).
+func TestRunHFManifest(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	srv, hub := hubWithStructures(t, dir, 2, 8, hubtest.Options{})
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", "")
+	out := filepath.Join(dir, "corpus")
+	if err := runRun(ctx, []string{"--manifest", "hf://datasets/timodonnell/afdb-e2e/data/*.parquet", "--out", out, "--workers", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	got := docsByEntry(t, filepath.Join(out, "*.parquet"))
+	full := filepath.Join(dir, "full")
+	for _, f := range hub {
+		if err := (localblob.Store{}).Create(ctx, filepath.Join(full, f.Path), f.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := filepath.Join(dir, "ref")
+	if err := runRun(ctx, []string{"--manifest", filepath.Join(full, "data", "*.parquet"), "--cif-text-column", "cif_content", "--out", ref, "--workers", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	want := docsByEntry(t, filepath.Join(ref, "*.parquet"))
+	if len(got) != 16 || len(want) != 16 {
+		t.Fatalf("%d documents from hf://, %d from the full files; want 16", len(got), len(want))
+	}
+	for id, doc := range got {
+		if want[id] != doc {
+			t.Errorf("%s: the document from the hf:// manifest differs", id)
+		}
+	}
+	if c := srv.Counts(); c.Resolves != int64(len(hub)) {
+		t.Errorf("%d resolves for %d files, want one per file", c.Resolves, len(hub))
+	}
+}

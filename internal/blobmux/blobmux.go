@@ -1,6 +1,6 @@
 // Package blobmux routes blob.Store calls by URI: gs:// URIs to a GCS store
-// (package internal/gcs), everything else (paths, file:// URIs) to the local
-// one, so one run can read a gs:// manifest and objects and write locally,
+// (package internal/gcs), hf:// URIs to the Hugging Face Hub (package
+// internal/hf), everything else (paths, file:// URIs) to the local one, so one run can read a gs:// manifest and objects and write locally,
 // or the other way round.
 package blobmux
 
@@ -13,11 +13,13 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 )
 
-// Store routes by URI. GCS may be nil: gs:// URIs are then a permanent
-// error. Safe for concurrent use when both stores are.
+// Store routes by URI: gs:// to GCS, hf:// to HF, the rest to Local. GCS
+// and HF may be nil: their URIs are then a permanent error. Safe for
+// concurrent use when the stores are.
 type Store struct {
 	Local blob.Store
 	GCS   blob.Store
+	HF    blob.Store
 }
 
 var (
@@ -26,6 +28,12 @@ var (
 )
 
 func (s Store) pick(uri string) (blob.Store, error) {
+	if strings.HasPrefix(uri, "hf://") {
+		if s.HF == nil {
+			return nil, derrors.Permanent(fmt.Errorf("%s: no Hugging Face store configured", uri))
+		}
+		return s.HF, nil
+	}
 	if strings.HasPrefix(uri, "gs://") {
 		if s.GCS == nil {
 			return nil, derrors.Permanent(fmt.Errorf("%s: no GCS store configured", uri))

@@ -45,7 +45,13 @@ func TestRoute(t *testing.T) {
 	if len(g.got) != 1 || g.got[0] != "gs://b/o" {
 		t.Errorf("GCS store saw %v, want [gs://b/o]", g.got)
 	}
-	if _, err := (Store{Local: localblob.Store{}}).ReadAll(ctx, "gs://b/o"); !errors.Is(err, derrors.ErrPermanent) {
-		t.Errorf("gs:// without a GCS store: err = %v, want permanent", err)
+	for _, u := range []string{"gs://b/o", "hf://datasets/o/n/f.parquet"} {
+		if _, err := (Store{Local: localblob.Store{}}).ReadAll(ctx, u); !errors.Is(err, derrors.ErrPermanent) {
+			t.Errorf("%s without its store: err = %v, want permanent", u, err)
+		}
+	}
+	h := &recorder{}
+	if _, err := (Store{Local: localblob.Store{}, GCS: g, HF: h}).ReadAll(ctx, "hf://datasets/o/n/f.parquet"); err != nil || len(h.got) != 1 {
+		t.Errorf("hf:// went to %v (err %v), want the HF store", h.got, err)
 	}
 }

@@ -49,6 +49,11 @@ func (c *Client) Open(ctx context.Context, repo, rev, p, wantETag string) (_ *Fi
 	if err != nil {
 		return nil, err
 	}
+	return c.openResolved(ctx, repo, rev, p, wantETag, res)
+}
+
+// openResolved is Open with the resolve's answer at hand.
+func (c *Client) openResolved(ctx context.Context, repo, rev, p, wantETag string, res Resolved) (*File, error) {
 	if res.Commit != "" && res.Commit != rev {
 		return nil, derrors.Permanent(fmt.Errorf("%s: the Hub served commit %s, not the pinned %s", p, res.Commit, rev))
 	}
