@@ -128,7 +128,7 @@ func TestFetchManifestSelectRun(t *testing.T) {
 func TestFetchManifestKilled(t *testing.T) {
 	bin := buildCLI(t)
 	dir := t.TempDir()
-	srv, _ := hubWithStructures(t, dir, 12, 4, hubtest.Options{Latency: 15 * time.Millisecond})
+	srv, _ := hubWithStructures(t, dir, 12, 4, hubtest.Options{Latency: 40 * time.Millisecond})
 	uri := "hf://datasets/timodonnell/afdb-e2e"
 
 	whole := filepath.Join(dir, "whole")

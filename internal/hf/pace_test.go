@@ -90,11 +90,13 @@ func TestFetchPaced(t *testing.T) {
 	}
 }
 
-// TestFetchReresolvesExpiredURL: signed URLs that expire between the reads
-// of one file are resolved again and the fetch completes.
+// TestFetchReresolvesExpiredURL: a signed URL refused as expired is
+// resolved again and the fetch completes. The server hands out expired URLs
+// for the first resolves (an expiry by time would depend on the machine's
+// speed).
 func TestFetchReresolvesExpiredURL(t *testing.T) {
 	files := afdbFiles(t, 2, 8, 2, false, 3000)
-	srv := hubtest.New(hubtest.Options{Repo: repo, Files: files, URLTTL: 15 * time.Millisecond, Latency: 10 * time.Millisecond})
+	srv := hubtest.New(hubtest.Options{Repo: repo, Files: files, ExpiredURLs: 2})
 	defer srv.Close()
 	c := testClient(srv, "")
 	src, _ := hf.ParseSource("hf://datasets/" + repo)
@@ -103,7 +105,7 @@ func TestFetchReresolvesExpiredURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	cnt := srv.Counts()
-	if res.Fetched != 2 || cnt.Expired == 0 || c.Stats.Reresolves.Load() == 0 {
+	if res.Fetched != 2 || cnt.Expired != 2 || c.Stats.Reresolves.Load() != 2 {
 		t.Errorf("fetched %d, expired refusals %d, re-resolves %d: want 2 files fetched after re-resolving", res.Fetched, cnt.Expired, c.Stats.Reresolves.Load())
 	}
 }

@@ -56,6 +56,7 @@ type Options struct {
 	ResolveQuota int           // resolves per window (0: unlimited)
 	Window       time.Duration // quota window (5 minutes, as the Hub)
 	URLTTL       time.Duration // validity of signed URLs (1 hour, as the Hub)
+	ExpiredURLs  int           // the first N resolves hand out URLs that have already expired
 	Latency      time.Duration // added to every Hub and CDN request
 	Fail5xxEvery int           // every Nth request (Hub and CDN together) answers 503
 	DropEvery    int           // every Nth range request drops the connection mid-body
@@ -398,9 +399,15 @@ func (s *Server) resolve(w http.ResponseWriter, rest string) {
 		hubError(w, http.StatusNotFound, "EntryNotFound", p+" does not exist on "+escRev)
 		return
 	}
-	s.count(&s.counts.Resolves)
+	s.mu.Lock()
+	s.counts.Resolves++
+	stale := s.counts.Resolves <= int64(s.opts.ExpiredURLs)
+	s.mu.Unlock()
 	sum := SHA256(files[i].Data)
 	expires := time.Now().Add(s.opts.URLTTL).UnixNano()
+	if stale {
+		expires = time.Now().Add(-time.Second).UnixNano()
+	}
 	w.Header().Set("Location", fmt.Sprintf("%s/%s/%s?Expires=%d&Signature=%s", s.CDN.URL, commit, escPath, expires, s.sign(commit, p, expires)))
 	w.Header().Set("X-Repo-Commit", commit)
 	w.Header().Set("X-Linked-Etag", `"`+sum+`"`)
