@@ -1,6 +1,9 @@
 package emulatortests
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +53,36 @@ func TestUserProjectOnlyOnRequesterPays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCrossRegionWarning: functions in one region, buckets in another (the
+// fake reports US-CENTRAL1 for every bucket, as GCS reports a regional
+// bucket): the planner's log and status name both regions; with the
+// functions in the buckets' region (TestDeployLayout) nothing is said.
+func TestCrossRegionWarning(t *testing.T) {
+	dir, gs := afdbGolden(t)
+	s := newStack(t, stackOpts{region: "europe-west4"})
+	rows := s.uploadStructures(dir, gs[:1], "")
+	runID := s.uploadManifest("runs/region.parquet", rows, 0)
+	s.waitSettled(runID, 120*time.Second)
+	var warnings []string
+	for _, rec := range s.fns["Planner"].logRecords("cross-region") {
+		warnings = append(warnings, fmt.Sprint(rec["warning"]))
+	}
+	for _, b := range []string{manifestBucket, dataBucket, outBucket} {
+		want := "bucket " + b + " is in us-central1, the functions in europe-west4"
+		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("planner warnings %q lack %q", warnings, want)
+		}
+	}
+	out, _ := s.cli("status", "--run", runID, "--region", "europe-west4")
+	for _, b := range []string{manifestBucket, outBucket} {
+		if want := "cross-region: bucket " + b + " is in us-central1, the functions in europe-west4"; !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	if out, _ := s.cli("status", "--run", runID, "--region", "us-central1"); strings.Contains(out, "cross-region") {
+		t.Errorf("status warns with every bucket in the functions' region:\n%s", out)
 	}
 }

@@ -89,6 +89,9 @@ func TestDeployLayout(t *testing.T) {
 	}
 	docs, _ := s.outputs(shards)
 	checkGolden(t, docs, gs[:2])
+	if n := len(fns["Planner"].logRecords("cross-region")); n != 0 {
+		t.Errorf("planner logged %d cross-region warnings with every bucket in its region", n)
+	}
 	// status shows the shard time the guide's projection (step 7) uses,
 	// even with no shard left in flight.
 	wall := shards[0].Finished.Sub(shards[0].Started).Round(time.Millisecond)

@@ -2,6 +2,7 @@ package emulatortests
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -179,6 +180,9 @@ type stackOpts struct {
 	// requesterPays: buckets configured requester-pays (billed to the
 	// stack's project).
 	requesterPays []string
+	// region the functions run in (FOLDCORPUS_REGION); the buckets are in
+	// us-central1, the default.
+	region string
 	// shardCapacity > 0 delivers the shard subscription through a pushRelay
 	// into a capacityProxy in front of ShardFn, which admits that many
 	// concurrent requests and answers 429 beyond (as Cloud Run does at
@@ -213,7 +217,8 @@ func newStack(t *testing.T, o stackOpts) *stack {
 		Buckets: append([]string{manifestBucket, dataBucket, outBucket}, o.extraBuckets...),
 		Events: fakestorage.EventManagerOptions{ProjectID: s.project, TopicName: eventsTopic, Bucket: manifestBucket,
 			NotifyOn: fakestorage.EventNotificationOptions{Finalize: true}},
-		Log: s.gcsLog,
+		Log:             s.gcsLog,
+		BucketsLocation: "US-CENTRAL1", // as GCS reports a regional bucket
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +248,7 @@ func newStack(t *testing.T, o stackOpts) *stack {
 	}
 	s.env = append(os.Environ(),
 		"FOLDCORPUS_PROJECT="+s.project,
-		"FOLDCORPUS_REGION=us-central1",
+		"FOLDCORPUS_REGION="+cmp.Or(o.region, "us-central1"),
 		"FOLDCORPUS_INPUT_BUCKETS="+manifestBucket+","+dataBucket,
 		"FOLDCORPUS_OUTPUT_PREFIX="+outPrefix,
 		"FOLDCORPUS_SHARD_TOPIC="+shardTopic,

@@ -117,6 +117,11 @@ func (s *Server) Planner(ctx context.Context, e event.Event) error {
 	log.InfoContext(ctx, "run planned", "shards", res.Run.Shards, "published", len(res.Published), "output", spec.Output,
 		"format", res.Run.Format, "prepare_ms", prepared.Sub(start).Milliseconds(),
 		"record_ms", res.RecordTime.Milliseconds(), "publish_ms", res.PublishTime.Milliseconds())
+	if loc, ok := s.deps.Store.(planner.BucketLocator); ok {
+		for _, w := range planner.CrossRegion(ctx, loc, s.cfg.Region, s.cfg.Buckets()) {
+			log.WarnContext(ctx, "cross-region", "warning", w)
+		}
+	}
 	return nil
 }
 

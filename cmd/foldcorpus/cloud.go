@@ -35,7 +35,7 @@ func init() {
 
 // cloudFlags are the connection flags shared by status --run and rerun.
 type cloudFlags struct {
-	run, project, database, collection, topic, userProject, requesterPays string
+	run, project, database, collection, topic, userProject, requesterPays, region string
 }
 
 func (c *cloudFlags) register(fs *flag.FlagSet) {
@@ -50,6 +50,7 @@ func (c *cloudFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.database, "database", env("FOLDCORPUS_FIRESTORE_DATABASE", "(default)"), "Firestore database id")
 	fs.StringVar(&c.collection, "collection", env("FOLDCORPUS_LEDGER_COLLECTION", "foldcorpus_runs"), "Firestore collection of run documents")
 	fs.StringVar(&c.topic, "topic", os.Getenv("FOLDCORPUS_SHARD_TOPIC"), "shard topic id (rerun)")
+	fs.StringVar(&c.region, "region", os.Getenv("FOLDCORPUS_REGION"), "region the functions run in (status: warn about buckets elsewhere)")
 	fs.StringVar(&c.requesterPays, "requester-pays-buckets", os.Getenv("FOLDCORPUS_REQUESTER_PAYS_BUCKETS"), "comma-separated buckets configured requester-pays; only requests to them carry --user-project (rerun)")
 	fs.StringVar(&c.userProject, "user-project", os.Getenv("FOLDCORPUS_USER_PROJECT"), "project billed for the requester-pays buckets (rerun; default --project)")
 }
@@ -92,7 +93,31 @@ func runCloudStatus(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeFn()
-	return cloudStatusTo(ctx, os.Stdout, l, c.run, time.Now())
+	err = cloudStatusTo(ctx, os.Stdout, l, c.run, time.Now())
+	if c.region != "" {
+		// After the progress, so a storage problem never hides it.
+		if run, rerr := l.GetRun(ctx, c.run); rerr == nil {
+			if sc, serr := storage.NewClient(ctx); serr == nil {
+				defer sc.Close()
+				printCrossRegion(ctx, os.Stdout, gcs.New(sc, c.gcsOptions()), c.region, run)
+			}
+		}
+	}
+	return err
+}
+
+// printCrossRegion names the run's manifest and output buckets that are
+// not in region, with both regions (planner.CrossRegion).
+func printCrossRegion(ctx context.Context, w io.Writer, loc planner.BucketLocator, region string, run ledger.Run) {
+	var buckets []string
+	for _, uri := range []string{run.Manifest, run.Output} {
+		if b, _, err := gcs.ParseURI(strings.TrimSuffix(uri, "/")+"/x", nil); err == nil {
+			buckets = append(buckets, b)
+		}
+	}
+	for _, warning := range planner.CrossRegion(ctx, loc, region, buckets) {
+		fmt.Fprintf(w, "  cross-region: %s\n", warning)
+	}
 }
 
 // cloudStatusTo prints the run's progress (count queries), ETA and every

@@ -28,6 +28,9 @@ type FakeGCSOptions struct {
 	Events fakestorage.EventManagerOptions
 	// Log receives the server's request log; nil discards it.
 	Log io.Writer
+	// BucketsLocation is the location every bucket reports (GCS style, e.g.
+	// US-CENTRAL1); empty reports none.
+	BucketsLocation string
 }
 
 // StartFakeGCS starts fake-gcs-server over TCP on 127.0.0.1. The caller
@@ -35,12 +38,13 @@ type FakeGCSOptions struct {
 func StartFakeGCS(opts FakeGCSOptions) (*FakeGCS, error) {
 	var initial []fakestorage.Object
 	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{
-		InitialObjects: initial,
-		Scheme:         "http",
-		Host:           "127.0.0.1",
-		PublicHost:     "127.0.0.1",
-		EventOptions:   opts.Events,
-		Writer:         opts.Log,
+		InitialObjects:  initial,
+		Scheme:          "http",
+		Host:            "127.0.0.1",
+		PublicHost:      "127.0.0.1",
+		EventOptions:    opts.Events,
+		Writer:          opts.Log,
+		BucketsLocation: opts.BucketsLocation,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("emulators.StartFakeGCS: %w", err)

@@ -293,6 +293,18 @@ func (s *Store) List(ctx context.Context, pattern string) (_ []string, err error
 	return out, nil
 }
 
+// BucketLocation returns the bucket's location as GCS reports it (e.g.
+// US-CENTRAL1, US, NAM4). It needs storage.buckets.get on the bucket.
+// Read-only; errors are translated like every other call.
+func (s *Store) BucketLocation(ctx context.Context, bucket string) (_ string, err error) {
+	defer derrors.Wrap(&err, "gcs.BucketLocation(%s)", bucket)
+	attrs, err := s.bucket(bucket).Attrs(ctx)
+	if err != nil {
+		return "", translate(err)
+	}
+	return attrs.Location, nil
+}
+
 // URI returns gs://bucket/object with the object name kept verbatim.
 func URI(bucket, object string) string { return "gs://" + bucket + "/" + object }
 
