@@ -161,14 +161,16 @@ func TestNeuralShardHandoff(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = job.Receive(ctx, pc.Subscriber("tokenize-pull"), 4) }()
-	deadline := time.Now().Add(30 * time.Second)
+	// A wait, not a timed assertion: the job tokenizes on the CPU backend,
+	// which on a loaded 2-core machine took over 30 s.
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		sh, _ := led2.Shards(ctx, runID)
 		if sh[0].Status == ledger.Done {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("shard not done 30 s after the hand-off: %+v", sh[0])
+			t.Fatalf("shard not done 5 minutes after the hand-off: %+v", sh[0])
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

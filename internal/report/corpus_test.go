@@ -39,22 +39,27 @@ func TestCorpusReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The golden file says which files give a document; those go into
-	// shards of 10 and the rejected ones into shards of 8 (which fail).
+	// shards of 10, the ones the reference rejects for their chains (the
+	// designed-in filters: counted, never fatal) into shards of 10 too, and
+	// the rest of the rejected ones into shards of 8 (which fail).
 	golden, err := os.ReadFile(filepath.Join(corpusDir, "golden", "contacts-and-distances-v2.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var docFiles, errFiles []string
+	var docFiles, filteredFiles, errFiles []string
 	for _, line := range strings.Split(strings.TrimSpace(string(golden)), "\n") {
 		var g struct {
-			File, Outcome string
+			File, Outcome, Error string
 		}
 		if err := json.Unmarshal([]byte(line), &g); err != nil {
 			t.Fatal(err)
 		}
-		if g.Outcome == "document" {
+		switch {
+		case g.Outcome == "document":
 			docFiles = append(docFiles, g.File)
-		} else {
+		case strings.Contains(g.Error, "expected single polymer chain") || strings.HasSuffix(g.Error, ": no polymer chain"):
+			filteredFiles = append(filteredFiles, g.File)
+		default:
 			errFiles = append(errFiles, g.File)
 		}
 	}
@@ -64,7 +69,7 @@ func TestCorpusReport(t *testing.T) {
 		name  string
 		files []string
 		size  int
-	}{{"docs", docFiles, 10}, {"rejected", errFiles, 8}} {
+	}{{"docs", docFiles, 10}, {"filtered", filteredFiles, 10}, {"rejected", errFiles, 8}} {
 		for lo := 0; lo < len(group.files); lo += group.size {
 			var rows [][]any
 			for _, f := range group.files[lo:min(lo+group.size, len(group.files))] {
@@ -118,10 +123,14 @@ func TestCorpusReport(t *testing.T) {
 	checkPNGs(t, out, s, allPlots)
 	a := s.Accounting
 	wantFailed := (len(errFiles) + 7) / 8
+	var filtered int64
+	for _, n := range a.Filtered {
+		filtered += n
+	}
 	if a.ShardsDone != nfiles-wantFailed || a.ShardsFailed != wantFailed || a.DocsOut != int64(len(docFiles)) ||
-		a.Skipped != 1 || s.Format != CADv2 || s.ShardsTotal != nfiles {
-		t.Errorf("accounting %+v format %q shards %d: want %d done and %d failed shards, %d documents (as the golden file), 1 skipped, %d shards",
-			a, s.Format, s.ShardsTotal, nfiles-wantFailed, wantFailed, len(docFiles), nfiles)
+		filtered != int64(len(filteredFiles)) || a.Skipped != 1 || s.Format != CADv2 || s.ShardsTotal != nfiles {
+		t.Errorf("accounting %+v format %q shards %d: want %d done and %d failed shards, %d documents (as the golden file), %d filtered for their chains, 1 skipped, %d shards",
+			a, s.Format, s.ShardsTotal, nfiles-wantFailed, wantFailed, len(docFiles), len(filteredFiles), nfiles)
 	}
 	t.Logf("corpus report: %d manifest rows in %d shards: %d done (%d rows in, %d documents, %d skipped), %d failed: %v",
 		nrows, nfiles, a.ShardsDone, a.RowsIn, a.DocsOut, a.Skipped, a.ShardsFailed, a.Failures)
