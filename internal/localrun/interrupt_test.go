@@ -155,7 +155,10 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 	glob := sample(t)
 	bin := filepath.Join(t.TempDir(), "foldcorpus")
-	build := exec.Command("go", "build", "-o", bin, "github.com/foldcorpus/foldcorpus/cmd/foldcorpus")
+	// -buildvcs=false: the outputs record the build's version, and the
+	// reference run below is this test binary, which has no VCS stamp
+	// ("devel"); the resumed run must be the same build to give the same bytes.
+	build := exec.Command("go", "build", "-buildvcs=false", "-o", bin, "github.com/foldcorpus/foldcorpus/cmd/foldcorpus")
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the CLI: %v\n%s", err, b)
 	}
