@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha1"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats"
@@ -90,26 +90,28 @@ func runDoc(ctx context.Context, args []string) error {
 	if err != nil {
 		return &exitError{2, err}
 	}
-	out := bufio.NewWriterSize(os.Stdout, 1<<20)
-	r := docReader{f: f}
+	r := newDocReader(f)
+	// Lines go to one reused buffer written out in large pieces: no second
+	// copy through a bufio.Writer.
 	var b []byte
 	failed := 0
 	for _, file := range fset.Args() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line := r.file(file, *entryID)
-		if line.Outcome == "error" {
+		var outcome string
+		b, outcome = r.appendLine(b, file, *entryID)
+		if outcome == "error" {
 			failed++
 		}
-		if b, err = appendDocLine(b[:0], line); err != nil {
-			return err
-		}
-		if _, err := out.Write(b); err != nil {
-			return err
+		if len(b) >= 1<<20 {
+			if _, err := os.Stdout.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
 		}
 	}
-	if err := out.Flush(); err != nil {
+	if _, err := os.Stdout.Write(b); err != nil {
 		return err
 	}
 	if failed > 0 {
@@ -118,26 +120,32 @@ func runDoc(ctx context.Context, args []string) error {
 	return nil
 }
 
-// docFile reads and generates one file; every failure becomes the line's
-// error outcome. entryID seeds the document; when empty it is derived from
-// the file's block name.
-func docFile(f format.Format, file, entryID string) docLine {
-	r := docReader{f: f}
-	return r.file(file, entryID)
+// bytesGenerator is a format that hands its document over without a
+// string copy (cadv2.Format): doc is valid only until fn returns.
+type bytesGenerator interface {
+	GenerateBytes(s *structure.Structure, entryID string, fn func(res format.Result, doc cadv2.Doc)) error
 }
 
 // docReader reads file after file into one reused structure and file
 // buffer, so that a long `doc` run allocates almost nothing per file.
 type docReader struct {
 	f   format.Format
+	gb  bytesGenerator // f, when it can give the document without a copy
 	st  structure.Structure
 	buf []byte
 }
 
-// file is docFile into r's reused memory: the line is valid until the next
-// call.
-func (r *docReader) file(file, entryID string) docLine {
-	f := r.f
+func newDocReader(f format.Format) *docReader {
+	r := &docReader{f: f}
+	r.gb, _ = f.(bytesGenerator)
+	return r
+}
+
+// appendLine reads and generates file and appends its JSON line to dst;
+// every failure becomes the line's error outcome, which it also returns.
+// entryID seeds the document; when empty it is derived from the file's
+// block name.
+func (r *docReader) appendLine(dst []byte, file, entryID string) ([]byte, string) {
 	line := docLine{File: file}
 	var err error
 	r.buf, err = localblob.ReadFileInto(file, r.buf)
@@ -146,30 +154,46 @@ func (r *docReader) file(file, entryID string) docLine {
 	}
 	if err != nil {
 		line.Outcome, line.Error = "error", fmt.Sprintf("%s: %v", file, err)
-		return line
+		return appendDocLine(dst, line), line.Outcome
 	}
 	s := &r.st
 	line.EntryID = entryID
 	if line.EntryID == "" {
 		line.EntryID = cadv2.EntryID(s.Name, file)
 	}
-	res, err := f.Generate(format.Input{EntryID: line.EntryID, Structure: s})
-	switch {
-	case err != nil:
-		line.Outcome, line.Error = "error", fmt.Sprintf("%s: %v", file, err)
-	case res.Filtered != "":
-		line.Outcome, line.Reason = "filtered", res.Filtered
-	default:
-		sum := sha1.Sum([]byte(res.Document))
-		line.Outcome, line.SHA1, line.Document = "document", hex.EncodeToString(sum[:]), res.Document
-		line.NumTokens = numTokens(f, res)
+	// done fills line from one generation and appends it; doc is the
+	// document's bytes (only read before done returns).
+	done := func(res format.Result, doc []byte) {
+		switch {
+		case res.Filtered != "":
+			line.Outcome, line.Reason = "filtered", res.Filtered
+		default:
+			sum := sha1.Sum(doc)
+			line.Outcome, line.SHA1 = "document", hex.EncodeToString(sum[:])
+			// The line is appended before doc's memory is reused.
+			line.Document = unsafe.String(unsafe.SliceData(doc), len(doc))
+			line.NumTokens = numTokens(r.f, res, line.Document)
+		}
+		dst = appendDocLine(dst, line)
 	}
-	return line
+	if r.gb != nil {
+		err = r.gb.GenerateBytes(s, line.EntryID, func(res format.Result, d cadv2.Doc) { done(res, d.Document) })
+	} else {
+		var res format.Result
+		if res, err = r.f.Generate(format.Input{EntryID: line.EntryID, Structure: s}); err == nil {
+			done(res, unsafe.Slice(unsafe.StringData(res.Document), len(res.Document)))
+		}
+	}
+	if err != nil {
+		line.Outcome, line.Error = "error", fmt.Sprintf("%s: %v", file, err)
+		return appendDocLine(dst, line), line.Outcome
+	}
+	return dst, line.Outcome
 }
 
 // numTokens is the format's num_tokens column, or the document's
 // space-separated token count when the format has none.
-func numTokens(f format.Format, res format.Result) int64 {
+func numTokens(f format.Format, res format.Result, doc string) int64 {
 	for i, c := range f.Columns() {
 		if c.Name == "num_tokens" && i < len(res.Values) {
 			if v, ok := res.Values[i].(int64); ok {
@@ -177,33 +201,35 @@ func numTokens(f format.Format, res format.Result) int64 {
 			}
 		}
 	}
-	if res.Document == "" {
+	if doc == "" {
 		return 0
 	}
-	return int64(strings.Count(res.Document, " ") + 1)
+	return int64(strings.Count(doc, " ") + 1)
 }
 
-// appendDocLine appends l as one JSON line, as json.Encoder with HTML
-// escaping off writes it. The document, its last field and nearly all of
-// its bytes, is escaped by a plain-ASCII fast path (documents are ASCII
-// with newlines); encoding/json does the rest.
-func appendDocLine(dst []byte, l docLine) ([]byte, error) {
-	doc := l.Document
-	l.Document = ""
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // documents are full of < and >
-	if err := enc.Encode(l); err != nil {
-		return dst, err
+// appendDocLine appends l as one JSON line, byte-identical to what
+// json.Encoder with HTML escaping off writes for it
+// (TestAppendDocLineMatchesEncodingJSON).
+func appendDocLine(dst []byte, l docLine) []byte {
+	dst = appendJSONString(append(dst, `{"file":`...), l.File)
+	if l.EntryID != "" {
+		dst = appendJSONString(append(dst, `,"entry_id":`...), l.EntryID)
 	}
-	head := b.Bytes()
-	if doc == "" {
-		return append(dst, head...), nil
+	dst = appendJSONString(append(dst, `,"outcome":`...), l.Outcome)
+	if l.Reason != "" {
+		dst = appendJSONString(append(dst, `,"reason":`...), l.Reason)
 	}
-	head = bytes.TrimSuffix(head, []byte("}\n"))
-	dst = append(append(dst, head...), `,"document":`...)
-	dst = appendJSONString(dst, doc)
-	return append(dst, "}\n"...), nil
+	if l.Error != "" {
+		dst = appendJSONString(append(dst, `,"error":`...), l.Error)
+	}
+	dst = strconv.AppendInt(append(dst, `,"num_tokens":`...), l.NumTokens, 10)
+	if l.SHA1 != "" {
+		dst = appendJSONString(append(dst, `,"sha1":`...), l.SHA1)
+	}
+	if l.Document != "" {
+		dst = appendJSONString(append(dst, `,"document":`...), l.Document)
+	}
+	return append(dst, "}\n"...)
 }
 
 // appendJSONString appends s as a JSON string, byte-identical to

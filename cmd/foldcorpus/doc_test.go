@@ -43,37 +43,47 @@ func TestDocFileMatchesGolden(t *testing.T) {
 		{"edge/pymmcif_1bna-errors.cif", "error"},
 		{"edge/ciftools_0emp.cif", "error"},
 	}
+	r := newDocReader(f)
 	for _, tt := range tests {
-		line := docFile(f, filepath.Join(dir, tt.file), "")
+		raw, outcome := r.appendLine(nil, filepath.Join(dir, tt.file), "")
+		var line docLine
+		if err := json.Unmarshal(raw, &line); err != nil {
+			t.Fatalf("%s: bad JSON line %.200q: %v", tt.file, raw, err)
+		}
 		g := golden[tt.file]
-		if line.Outcome != tt.want || g["outcome"] != tt.want {
-			t.Errorf("%s: outcome %s (golden %v), want %s", tt.file, line.Outcome, g["outcome"], tt.want)
+		if line.Outcome != tt.want || outcome != tt.want || g["outcome"] != tt.want {
+			t.Errorf("%s: outcome %s (returned %s, golden %v), want %s", tt.file, line.Outcome, outcome, g["outcome"], tt.want)
 			continue
 		}
+		// The line is what encoding/json writes for its own contents.
 		var b strings.Builder
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(line); err != nil {
 			t.Fatal(err)
 		}
+		if b.String() != string(raw) {
+			t.Errorf("%s: line differs from encoding/json's:\n got %.300q\nwant %.300q", tt.file, raw, b.String())
+		}
 		if tt.want != "document" {
-			if line.Error == "" {
-				t.Errorf("%s: error outcome without a message", tt.file)
+			if line.Error == "" || !strings.Contains(line.Error, tt.file) {
+				t.Errorf("%s: error outcome %q does not name the file", tt.file, line.Error)
 			}
 			continue
 		}
-		if line.SHA1 != g["sha1"] || float64(line.NumTokens) != g["num_tokens"].(float64) || line.EntryID != g["entry_id"] {
-			t.Errorf("%s: sha1 %s, %d tokens, entry %s; golden %v, %v, %v", tt.file, line.SHA1, line.NumTokens, line.EntryID,
-				g["sha1"], g["num_tokens"], g["entry_id"])
+		if line.SHA1 != g["sha1"] || float64(line.NumTokens) != g["num_tokens"].(float64) || line.EntryID != g["entry_id"] || line.Document != g["document"] {
+			t.Errorf("%s: sha1 %s, %d tokens, entry %s; golden %v, %v, %v (documents equal: %v)", tt.file, line.SHA1, line.NumTokens, line.EntryID,
+				g["sha1"], g["num_tokens"], g["entry_id"], line.Document == g["document"])
 		}
-		if !strings.Contains(b.String(), `"document":"<contacts-and-distances-v2> <begin_sequence>`) {
-			t.Errorf("%s: JSON line does not carry the document verbatim: %.120s", tt.file, b.String())
+		if !strings.Contains(string(raw), `"document":"<contacts-and-distances-v2> <begin_sequence>`) {
+			t.Errorf("%s: JSON line does not carry the document verbatim: %.120s", tt.file, raw)
 		}
 	}
 }
 
-// TestAppendDocLineMatchesEncodingJSON: the hand-escaped document gives the
-// bytes json.Encoder (HTML escaping off) gives, for every kind of byte.
+// TestAppendDocLineMatchesEncodingJSON: the hand-written line gives the
+// bytes json.Encoder (HTML escaping off) gives, for every field present or
+// omitted and every kind of byte.
 func TestAppendDocLineMatchesEncodingJSON(t *testing.T) {
 	docs := []string{
 		"",
@@ -84,20 +94,29 @@ func TestAppendDocLineMatchesEncodingJSON(t *testing.T) {
 		"invalid UTF-8 \xff\xfe then \\u003c literal",
 		"line sep \u2028 para sep \u2029",
 	}
+	for c := range 256 {
+		for off := range 10 {
+			b := []byte("<abc> <defgh> <ij>")
+			b[off] = byte(c)
+			docs = append(docs, string(b))
+		}
+	}
+	lines := []docLine{
+		{File: "f.cif", Outcome: "error", Error: `f.cif: open f.cif: "no" such file`},
+		{File: "dir/é \u2028 \xff.cif", EntryID: "AF-<X>-F1", Outcome: "filtered", Reason: "too_short"},
+	}
 	for _, doc := range docs {
-		line := docLine{File: "f.cif", EntryID: "E", Outcome: "document", NumTokens: 3, SHA1: "abc", Document: doc}
+		lines = append(lines, docLine{File: "f.cif", EntryID: "E", Outcome: "document", NumTokens: 3, SHA1: "abc", Document: doc})
+	}
+	for _, line := range lines {
 		var want strings.Builder
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(line); err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendDocLine([]byte("prefix"), line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != "prefix"+want.String() {
-			t.Errorf("appendDocLine(%q) = %s, want %s", doc, got, want.String())
+		if got := appendDocLine([]byte("prefix"), line); string(got) != "prefix"+want.String() {
+			t.Errorf("appendDocLine(%+v) = %q, want %q", line, got, want.String())
 		}
 	}
 }
