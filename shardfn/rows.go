@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
@@ -61,13 +62,15 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 		}
 		var data []byte
 		uri := ""
-		_, local := deps.Store.(readerInto)
+		var into readerInto
+		local := false
 		if msg.URIColumn != "" {
 			uri, _ = vals[rows.Index(msg.URIColumn)].(string)
 			if uri == "" {
 				return fail("fetch", derrors.Permanent(fmt.Errorf("empty %s", msg.URIColumn)))
 			}
 			o.structure = uri
+			into, local = readsInto(deps.Store, uri)
 			if !local { // a remote read waits, holding a fetch slot only
 				if !lim.acquire(ctx, lim.fetch) {
 					return fail("fetch", ctx.Err())
@@ -102,7 +105,7 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 		if local && uri != "" {
 			start := time.Now()
 			var err error
-			data, err = deps.Store.(readerInto).ReadAllInto(ctx, uri, m.buf)
+			data, err = into.ReadAllInto(ctx, uri, m.buf)
 			m.buf = data[:0]
 			o.fetch = time.Since(start)
 			if err != nil {
@@ -136,6 +139,23 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 // zeroing and collecting one per object.
 type readerInto interface {
 	ReadAllInto(ctx context.Context, uri string, buf []byte) ([]byte, error)
+}
+
+// routedReaderInto is a store that reads some objects into a caller's
+// buffer, those of the URIs it says (blobmux.Store: local paths, not gs://).
+type routedReaderInto interface {
+	readerInto
+	ReadsInto(uri string) bool
+}
+
+// readsInto returns store as a readerInto and whether it reads uri into a
+// caller's buffer (a local read, done under a CPU slot).
+func readsInto(store blob.Store, uri string) (readerInto, bool) {
+	if r, ok := store.(routedReaderInto); ok {
+		return r, r.ReadsInto(uri)
+	}
+	r, ok := store.(readerInto)
+	return r, ok
 }
 
 // rowMem is the memory one row reads into: its object's bytes and the

@@ -52,6 +52,38 @@ func (s Store) ReadAll(ctx context.Context, uri string) ([]byte, error) {
 	return st.ReadAll(ctx, uri)
 }
 
+// readerInto is a store that reads an object into a caller's buffer
+// (localblob.Store.ReadAllInto).
+type readerInto interface {
+	ReadAllInto(ctx context.Context, uri string, buf []byte) ([]byte, error)
+}
+
+// ReadsInto reports whether ReadAllInto reads uri into the caller's
+// buffer: uri routes to a store that does (the local one), so a reader of
+// many objects in turn (shardfn's rows) reuses one buffer instead of
+// allocating, zeroing and collecting one per object.
+func (s Store) ReadsInto(uri string) bool {
+	st, err := s.pick(uri)
+	if err != nil {
+		return false
+	}
+	_, ok := st.(readerInto)
+	return ok
+}
+
+// ReadAllInto is the routed store's ReadAllInto when it has one (the result
+// aliases buf), else its ReadAll.
+func (s Store) ReadAllInto(ctx context.Context, uri string, buf []byte) ([]byte, error) {
+	st, err := s.pick(uri)
+	if err != nil {
+		return buf[:0], err
+	}
+	if r, ok := st.(readerInto); ok {
+		return r.ReadAllInto(ctx, uri, buf)
+	}
+	return st.ReadAll(ctx, uri)
+}
+
 // Open is the routed store's Open.
 func (s Store) Open(ctx context.Context, uri string) (blob.Object, error) {
 	st, err := s.pick(uri)

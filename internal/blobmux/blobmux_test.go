@@ -55,3 +55,38 @@ func TestRoute(t *testing.T) {
 		t.Errorf("hf:// went to %v (err %v), want the HF store", h.got, err)
 	}
 }
+
+// TestReadAllInto: local URIs are read into the caller's buffer (its
+// memory reused), gs:// ones through the GCS store's ReadAll.
+func TestReadAllInto(t *testing.T) {
+	ctx := context.Background()
+	local := filepath.Join(t.TempDir(), "a.txt")
+	if err := (localblob.Store{}).Create(ctx, local, []byte("local")); err != nil {
+		t.Fatal(err)
+	}
+	s := Store{Local: localblob.Store{}, GCS: &recorder{}}
+	tests := []struct {
+		uri, want string
+		into      bool
+	}{
+		{local, "local", true},
+		{"file://" + local, "local", true},
+		{"gs://b/o", "gcs", false},
+	}
+	for _, tt := range tests {
+		if got := s.ReadsInto(tt.uri); got != tt.into {
+			t.Errorf("ReadsInto(%s) = %v, want %v", tt.uri, got, tt.into)
+		}
+		buf := make([]byte, 0, 64)
+		got, err := s.ReadAllInto(ctx, tt.uri, buf)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("ReadAllInto(%s) = %q, %v; want %q", tt.uri, got, err, tt.want)
+		}
+		if shared := len(got) > 0 && &got[0] == &buf[:1][0]; shared != tt.into {
+			t.Errorf("ReadAllInto(%s) read into the caller's buffer: %v, want %v", tt.uri, shared, tt.into)
+		}
+	}
+	if (Store{Local: localblob.Store{}}).ReadsInto("gs://b/o") {
+		t.Error("ReadsInto(gs://) without a GCS store = true")
+	}
+}
