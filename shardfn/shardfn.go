@@ -389,6 +389,12 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 		return acc, nil, err
 	}
 	defer w.Close()
+	mixer, _ := f.(format.Mixer)
+	if mixer != nil {
+		if err := w.SetMixClasses(mixer.MixClasses()); err != nil {
+			return acc, nil, err
+		}
+	}
 	fmtIdx := make([]int, len(f.Columns()))
 	for i, c := range f.Columns() {
 		fmtIdx[i] = out.Index(c.Name)
@@ -434,6 +440,11 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 			}
 			if err := w.Append(vals); err != nil {
 				return &RowError{EntryID: r.entryID, Stage: "write", Err: derrors.Permanent(err)}
+			}
+			if mixer != nil {
+				if err := w.AppendMix(r.result.Mix); err != nil {
+					return &RowError{EntryID: r.entryID, Stage: "generate", Err: derrors.Permanent(fmt.Errorf("format %s: %w", f.Name(), err))}
+				}
 			}
 			acc.DocsOut++
 			tm.Write += time.Since(wstart)

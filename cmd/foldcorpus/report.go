@@ -35,6 +35,7 @@ type reportConfig struct {
 	runID            string
 	firestoreProject string
 	noStatements     bool
+	readDocuments    bool
 	quiet            bool
 }
 
@@ -46,6 +47,7 @@ func runReport(ctx context.Context, args []string) error {
 	fl.StringVar(&cfg.runID, "run", "", "run id in the ledger (default: the latest run of the output)")
 	fl.StringVar(&cfg.firestoreProject, "firestore-project", "", "gs:// output: read the ledger from Firestore in this project (default: the files' metadata only)")
 	fl.BoolVar(&cfg.noStatements, "no-statements", false, "skip the statement mix: leave the document column unread (tokens from num_tokens)")
+	fl.BoolVar(&cfg.readDocuments, "read-documents", false, "count the statement mix in the documents themselves, not from the generator's counts in the files' footers (slower; a check of those counts)")
 	fl.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: foldcorpus report [flags] DIR\n\nDIR is a run's output folder (a path, file:// or gs:// URI).")
 		fl.PrintDefaults()
@@ -73,7 +75,7 @@ func writeReport(ctx context.Context, outDir string) (string, error) {
 }
 
 func buildReport(ctx context.Context, dir string, cfg reportConfig) (string, error) {
-	opts := report.Options{Format: cfg.format, ContextLength: cfg.contextLength, SkipDocuments: cfg.noStatements}
+	opts := report.Options{Format: cfg.format, ContextLength: cfg.contextLength, SkipDocuments: cfg.noStatements, ReadDocuments: cfg.readDocuments}
 	var store blob.Store
 	if strings.HasPrefix(dir, "gs://") {
 		client, err := storage.NewClient(ctx)

@@ -19,7 +19,9 @@
 // deterministic bytes for the same rows and accounting. The shard's accounting
 // (rows_in, docs_out, filtered per reason, skipped, format, options, the
 // manifest columns dropped) is the
-// JSON value of the key-value metadata key "foldcorpus.accounting".
+// JSON value of the key-value metadata key "foldcorpus.accounting"; a
+// format that counts its documents' tokens by class (format.Mixer) has them
+// under "foldcorpus.mix" (Mix), one count per row and class.
 package corpus
 
 import (
@@ -54,6 +56,19 @@ const (
 
 // MetadataKey is the key-value metadata key holding the Accounting JSON.
 const MetadataKey = "foldcorpus.accounting"
+
+// MixKey is the key-value metadata key holding the documents' token mix
+// (Mix JSON), in files of a format that counts one (format.Mixer).
+const MixKey = "foldcorpus.mix"
+
+// Mix is the token mix of a file's documents as their generator counted
+// them while writing each (format.Result.Mix): Counts[c][i] is class
+// Classes[c]'s count in row i's document. The corpus report reads it
+// from the footer instead of decompressing every document.
+type Mix struct {
+	Classes []string  `json:"classes"`
+	Counts  [][]int64 `json:"counts"`
+}
 
 // RowGroupRows is the number of rows per output row group.
 const RowGroupRows = 128
@@ -216,6 +231,7 @@ type Writer struct {
 	// dataLen is each string column's bytes in the last row group: the
 	// next one reserves as much, instead of growing by doubling.
 	dataLen []int
+	mix     *Mix
 	recs    chan arrow.RecordBatch
 	done    chan error
 	closed  bool
@@ -277,6 +293,37 @@ func (w *Writer) Append(values []any) error {
 	return nil
 }
 
+// SetMixClasses makes the file carry its documents' token mix (MixKey)
+// with these classes: every row appended from now on must be followed by
+// its AppendMix. Call it before the first Append.
+func (w *Writer) SetMixClasses(classes []string) error {
+	if w.rows > 0 {
+		return fmt.Errorf("corpus.SetMixClasses: %d rows already appended", w.rows)
+	}
+	if len(classes) == 0 {
+		return nil
+	}
+	w.mix = &Mix{Classes: slices.Clone(classes), Counts: make([][]int64, len(classes))}
+	return nil
+}
+
+// AppendMix records the token mix of the row appended last, aligned with
+// the classes of SetMixClasses.
+func (w *Writer) AppendMix(counts []int64) error {
+	switch {
+	case w.mix == nil:
+		return fmt.Errorf("corpus.AppendMix: no mix classes set")
+	case len(counts) != len(w.mix.Classes):
+		return fmt.Errorf("corpus.AppendMix: %d counts for %d classes", len(counts), len(w.mix.Classes))
+	case int64(len(w.mix.Counts[0])) != w.rows-1:
+		return fmt.Errorf("corpus.AppendMix: mix of row %d after %d rows", len(w.mix.Counts[0]), w.rows)
+	}
+	for c, n := range counts {
+		w.mix.Counts[c] = append(w.mix.Counts[c], n)
+	}
+	return nil
+}
+
 // Rows returns the number of rows appended so far.
 func (w *Writer) Rows() int64 { return w.rows }
 
@@ -334,6 +381,18 @@ func (w *Writer) Finish(acc Accounting) ([]byte, error) {
 	}
 	if err := w.fw.AppendKeyValueMetadata(MetadataKey, string(js)); err != nil {
 		return nil, err
+	}
+	if w.mix != nil && len(w.mix.Classes) > 0 {
+		if n := len(w.mix.Counts[0]); int64(n) != w.rows {
+			return nil, fmt.Errorf("corpus.Finish: the token mix of %d rows for %d rows", n, w.rows)
+		}
+		js, err := json.Marshal(w.mix)
+		if err != nil {
+			return nil, err
+		}
+		if err := w.fw.AppendKeyValueMetadata(MixKey, string(js)); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.fw.Close(); err != nil {
 		return nil, fmt.Errorf("corpus.Finish: %w", err)

@@ -65,6 +65,20 @@ type Result struct {
 	// The pipeline adds entry_id, the passthrough columns and sha1 itself
 	// only where the format does not declare them.
 	Values []any
+	// Mix counts the document's tokens by class as the generator wrote
+	// them, aligned with its format's MixClasses (Mixer); nil when the
+	// format counts none. The corpus report reads these counts instead of
+	// decompressing and re-tokenizing every document.
+	Mix []int64
+}
+
+// Mixer is a format that counts its documents' tokens by class while it
+// writes them (Result.Mix). MixClasses names the classes in Mix's order,
+// the same for every document; the report knows "sequence_tokens",
+// "long_range_contacts", "medium_range_contacts", "short_range_contacts",
+// "distance_statements" and "think_tokens".
+type Mixer interface {
+	MixClasses() []string
 }
 
 // Format generates documents of one kind. Implementations are safe for

@@ -2,11 +2,13 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 )
 
@@ -76,11 +79,13 @@ func parseShardName(uri string) (index, total int) {
 }
 
 // readShard reads the footer of one output file and then only the columns
-// the report uses. withDocs asks for the document column (statement mix);
-// it is also read when the file has no num_tokens column, to count tokens.
-// Read-only and safe to call concurrently for different files; an error
-// names the file.
-func readShard(ctx context.Context, store blob.Store, uri string, withDocs bool) (sf *shardFile, err error) {
+// the report uses. withDocs asks for the statement mix: from the footer's
+// token mix (corpus.MixKey, the generator's counts) when the file carries
+// one and useMix is set, else from the document column, which is also
+// read when the file has no num_tokens column, to count tokens. Read-only
+// and safe to call concurrently for different files; an error names the
+// file.
+func readShard(ctx context.Context, store blob.Store, uri string, withDocs, useMix bool) (sf *shardFile, err error) {
 	defer derrors.Wrap(&err, "report: reading %s", uri)
 	obj, err := store.Open(ctx, uri)
 	if err != nil {
@@ -112,7 +117,14 @@ func readShard(ctx context.Context, store blob.Store, uri string, withDocs bool)
 		return sf, derrors.Permanent(err)
 	}
 	want := []string{colSeqLen, colPLDDT, colNumTokens}
-	if withDocs || len(schema.FieldIndices(colNumTokens)) == 0 {
+	hasTokens := len(schema.FieldIndices(colNumTokens)) > 0
+	var mix *corpus.Mix
+	if withDocs && useMix && hasTokens {
+		if mix, err = mixOf(sf.Meta, sf.Rows); err != nil {
+			return sf, err
+		}
+	}
+	if withDocs && mix == nil || !hasTokens {
 		want = append(want, colDocument)
 	}
 	var idx []int
@@ -140,7 +152,64 @@ func readShard(ctx context.Context, store blob.Store, uri string, withDocs bool)
 			return sf, fmt.Errorf("row group %d: %w", rg, err)
 		}
 	}
+	if mix != nil {
+		sf.addMix(mix)
+	}
 	return sf, nil
+}
+
+// mixOf returns the token mix in a file's footer when it has every class
+// the report uses, nil when it has none (an older file, another format).
+// A mix that does not parse or does not have one count per row is an
+// error.
+func mixOf(meta map[string]string, rows int64) (*corpus.Mix, error) {
+	js, ok := meta[corpus.MixKey]
+	if !ok {
+		return nil, nil
+	}
+	var m corpus.Mix
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
+		return nil, derrors.Permanent(fmt.Errorf("bad %s metadata: %w", corpus.MixKey, err))
+	}
+	if len(m.Counts) != len(m.Classes) {
+		return nil, derrors.Permanent(fmt.Errorf("bad %s metadata: %d count lists for %d classes", corpus.MixKey, len(m.Counts), len(m.Classes)))
+	}
+	for c, counts := range m.Counts {
+		if int64(len(counts)) != rows {
+			return nil, derrors.Permanent(fmt.Errorf("bad %s metadata: %d %s counts for %d rows", corpus.MixKey, len(counts), m.Classes[c], rows))
+		}
+	}
+	for _, name := range append([]string{mixSequence}, stmtNames[:]...) {
+		if !slices.Contains(m.Classes, name) {
+			return nil, nil
+		}
+	}
+	return &m, nil
+}
+
+// mixSequence is the token mix class of the sequence's tokens.
+const mixSequence = "sequence_tokens"
+
+// addMix takes the statement mix and the sequence tokens from the footer's
+// token mix; the file's tokens are its num_tokens values.
+func (sf *shardFile) addMix(m *corpus.Mix) {
+	for c, name := range m.Classes {
+		counts := m.Counts[c]
+		if name == mixSequence {
+			for _, n := range counts {
+				sf.Composition[0] += n
+			}
+			continue
+		}
+		if k := slices.Index(stmtNames[:], name); k >= 0 {
+			for _, n := range counts {
+				sf.Stmts[k] = append(sf.Stmts[k], float64(n))
+			}
+		}
+	}
+	for _, t := range sf.Tokens {
+		sf.Composition[1] += int64(t)
+	}
 }
 
 // readMeta returns one file's key-value metadata, reading only its footer.

@@ -4,9 +4,11 @@
 //
 // It reads the run's output parquet through a blob.Store (local files or
 // gs://), the footer and then only the columns it uses (seq_len,
-// global_plddt, num_tokens, and document only for the statement mix of
-// contacts-and-distances-v2), and the run's ledger records, which the caller
-// passes in.
+// global_plddt, num_tokens), and the run's ledger records, which the caller
+// passes in. The statement mix of contacts-and-distances-v2 comes from the
+// token mix the generator counted into each file's footer (corpus.MixKey);
+// the document column is read only for files without one, or when
+// Options.ReadDocuments asks to count the documents themselves.
 package report
 
 import (
@@ -48,6 +50,11 @@ type Options struct {
 	// SkipDocuments leaves the document column unread even for
 	// contacts-and-distances-v2 (no statement mix; tokens from num_tokens).
 	SkipDocuments bool
+	// ReadDocuments counts the statement mix from the documents themselves
+	// even in files that carry their generator's token mix (corpus.MixKey),
+	// which the report otherwise reads instead: slower (every document is
+	// decompressed and tokenized), and a check of the generator's counts.
+	ReadDocuments bool
 	// Pattern is the glob of output files under the directory (default
 	// "*.parquet").
 	Pattern string
@@ -109,7 +116,7 @@ func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep
 	g.SetLimit(opts.Concurrency)
 	for i, u := range uris {
 		g.Go(func() error {
-			sf, err := readShard(gctx, store, u, format == CADv2 && !opts.SkipDocuments)
+			sf, err := readShard(gctx, store, u, format == CADv2 && !opts.SkipDocuments, !opts.ReadDocuments)
 			files[i] = sf
 			return err
 		})

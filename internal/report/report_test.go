@@ -26,7 +26,7 @@ func TestSyntheticReport(t *testing.T) {
 	if _, err := rep.WriteDir(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
-	s := checkSummary(t, dir, shards, 8192)
+	s := checkSummary(t, dir, shards, 8192, true) // synthetic files carry no token mix
 	checkPNGs(t, dir, s, allPlots)
 	if s.Accounting.ShardsFailed != 2 || s.Accounting.ShardsMissing != 1 {
 		t.Errorf("failed/missing = %d/%d, want 2/1", s.Accounting.ShardsFailed, s.Accounting.ShardsMissing)

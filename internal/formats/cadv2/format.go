@@ -67,6 +67,13 @@ func (f *Format) Name() string                   { return Name }
 func (f *Format) Kind() format.InputKind         { return format.FromStructure }
 func (f *Format) RecordColumns() []format.Column { return nil }
 
+// MixClasses names Result.Mix's counts (format.Mixer): the sequence's
+// residue tokens, the statements of each kind and the <think> tokens.
+func (f *Format) MixClasses() []string {
+	return []string{"sequence_tokens", "long_range_contacts", "medium_range_contacts",
+		"short_range_contacts", "distance_statements", "think_tokens"}
+}
+
 // Columns: seq_len, global_plddt, contacts_emitted, distances_emitted,
 // num_tokens (0 for filtered rows).
 func (f *Format) Columns() []format.Column {
@@ -124,6 +131,10 @@ func (f *Format) generate(w *worker, s *structure.Structure, entryID string, cop
 		Filtered: d.Filtered,
 		Values: []any{int64(len(w.p.Res)), w.p.GlobalPLDDT, int64(d.ContactsEmitted),
 			int64(d.DistancesEmitted), int64(d.NumTokens)},
+	}
+	if d.Filtered == "" {
+		res.Mix = []int64{int64(len(w.p.Res)), int64(d.Statements[kindLong]), int64(d.Statements[kindMedium]),
+			int64(d.Statements[kindShort]), int64(d.Statements[kindDistance]), int64(d.Think)}
 	}
 	if copyDoc && d.Filtered == "" {
 		res.Document = string(d.Document)

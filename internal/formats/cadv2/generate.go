@@ -48,6 +48,11 @@ type Doc struct {
 	NumTokens        int
 	ContactsEmitted  int
 	DistancesEmitted int
+	// Statements counts the statements by kind (long-, medium-,
+	// short-range contact, distance) and Think the <think> tokens, as
+	// serialize wrote them: the document's mix (format.Result.Mix).
+	Statements [4]int
+	Think      int
 }
 
 // Generator writes contacts-and-distances-v2 documents. It keeps scratch

@@ -117,7 +117,7 @@ func (g *Generator) appendPos(b []byte, i int32) []byte {
 // serialize writes the document (spec section 3) into g.buf. Every token
 // after the first is written with its leading space.
 func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bool, nContacts int) Doc {
-	const think = " <think>"
+	const thinkTok = " <think>"
 	g.growPos(len(p.Res))
 	// room for every statement's tokens (head, two positions, two atoms,
 	// a bin: at most 64 bytes while positions have 4 digits), the
@@ -134,11 +134,14 @@ func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bo
 	}
 	b = append(b, " <begin_statements>"...)
 	sp := " " + plddt
+	var stmts [4]int
+	think := 0
 	for k, o := range g.order {
 		for range g.slots[k] {
 			b = appendW(b, &thinkW)
 		}
 		tokens += int(g.slots[k])
+		think += int(g.slots[k])
 		if insert == k {
 			b = append(b, sp...)
 			tokens++
@@ -152,13 +155,15 @@ func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bo
 		b = appendW(b, &atomW[s.aj])
 		b = appendW(b, &g.distW[s.bin])
 		tokens += kindTokens[s.kind]
+		stmts[s.kind]++
 	}
 	ns := len(g.order)
 	if ns == 0 {
 		for range k1 {
-			b = append(b, think...)
+			b = append(b, thinkTok...)
 		}
 		tokens += k1
+		think += k1
 	}
 	if insert >= ns {
 		b = append(b, sp...)
@@ -171,5 +176,5 @@ func (g *Generator) serialize(p *Protein, plddt string, k1, insert int, atEnd bo
 	b = append(b, " <end>"...)
 	tokens++
 	g.buf = b
-	return Doc{Document: b, NumTokens: tokens, ContactsEmitted: nContacts, DistancesEmitted: ns - nContacts}
+	return Doc{Document: b, NumTokens: tokens, ContactsEmitted: nContacts, DistancesEmitted: ns - nContacts, Statements: stmts, Think: think}
 }
