@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
@@ -424,7 +425,9 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 			vals := make([]any, len(out.Columns))
 			vals[0], vals[1], vals[2] = r.entryID, r.structure, r.result.Document
 			if !sha1Own {
-				h := sha1.Sum([]byte(r.result.Document))
+				// the document's bytes, read in place: a []byte
+				// conversion would copy every document once more
+				h := sha1.Sum(unsafe.Slice(unsafe.StringData(r.result.Document), len(r.result.Document)))
 				vals[3] = hex.EncodeToString(h[:])
 			}
 			if len(r.result.Values) != len(fmtIdx) {
