@@ -10,6 +10,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/formats"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
@@ -40,6 +41,7 @@ func TestDocFileMatchesGolden(t *testing.T) {
 	}
 	tests := []struct{ file, want string }{
 		{"afdb/AF-P04637-F1-model_v4.cif", "document"},
+		{"afdb/AF-A0A023HHL0-F1-model_v3.cif", "document"}, // mapped: over localblob.MinMapSize
 		{"edge/pymmcif_1bna-errors.cif", "error"},
 		{"edge/ciftools_0emp.cif", "error"},
 	}
@@ -78,6 +80,55 @@ func TestDocFileMatchesGolden(t *testing.T) {
 		if !strings.Contains(string(raw), `"document":"<contacts-and-distances-v2> <begin_sequence>`) {
 			t.Errorf("%s: JSON line does not carry the document verbatim: %.120s", tt.file, raw)
 		}
+	}
+}
+
+// TestDocFileChangedWhileMapped: a file truncated while doc parses it
+// from its mapping gives an error line naming the file (no crash), and the
+// next file's line is unharmed.
+func TestDocFileChangedWhileMapped(t *testing.T) {
+	dir := testcorpus.Dir(t)
+	good := filepath.Join(dir, "afdb", "AF-A0A023HHL0-F1-model_v3.cif")
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < localblob.MinMapSize {
+		t.Fatalf("%s: %d bytes, too small to be mapped", good, len(data))
+	}
+	victim := filepath.Join(t.TempDir(), "shrinks.cif")
+	if err := os.WriteFile(victim, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := formats.New(cadv2.Name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newDocReader(f)
+	r.read = func(path string, buf []byte, fn func([]byte) error) ([]byte, error) {
+		return localblob.ReadMapped(path, buf, func(data []byte) error {
+			if path == victim {
+				if err := os.Truncate(path, 8192); err != nil { // the mapping keeps its first two pages
+					t.Fatal(err)
+				}
+			}
+			return fn(data)
+		})
+	}
+	before, outcome := r.appendLine(nil, good, "")
+	if outcome != "document" {
+		t.Fatalf("%s: outcome %s", good, outcome)
+	}
+	raw, outcome := r.appendLine(nil, victim, "")
+	var line docLine
+	if err := json.Unmarshal(raw, &line); err != nil {
+		t.Fatalf("bad JSON line %.200q: %v", raw, err)
+	}
+	if outcome != "error" || line.Outcome != "error" || !strings.Contains(line.Error, victim) || !strings.Contains(line.Error, localblob.ErrFileChanged.Error()) {
+		t.Errorf("file truncated while mapped: outcome %s, line %s; want an error naming the file", outcome, raw)
+	}
+	if after, outcome := r.appendLine(nil, good, ""); outcome != "document" || string(after) != string(before) {
+		t.Errorf("%s after the truncated file: outcome %s, line differs from before: %v", good, outcome, string(after) != string(before))
 	}
 }
 
