@@ -13,6 +13,7 @@ require (
 	github.com/fsouza/fake-gcs-server v1.56.1
 	github.com/gomlx/go-xla v0.1.4
 	github.com/gomlx/gomlx v0.26.0
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/googleapis/gax-go/v2 v2.27.0
 	github.com/hashicorp/hcl/v2 v2.25.0
 	github.com/nlpodyssey/gopickle v0.2.0
