@@ -12,6 +12,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -102,20 +103,49 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 		// names are immutable strings), and the parser keeps no byte of
 		// its input, so the next row may overwrite both.
 		m := lim.mems.get()
-		if local && uri != "" {
-			start := time.Now()
-			var err error
-			data, err = into.ReadAllInto(ctx, uri, m.buf)
-			m.buf = data[:0]
-			o.fetch = time.Since(start)
-			if err != nil {
+		var err error
+		start := time.Now()
+		if mr, ok := into.(mappedReader); ok && local {
+			// A local file is parsed straight from its mapping (large
+			// files) or the row's buffer (small ones): no copy.
+			// The parser's panics are recovered outside the read, so
+			// that a fault on a mapped page (the file truncated
+			// meanwhile) reaches ReadMappedURI, which makes it an error.
+			called := false
+			err = recoverPanic(func() error {
+				buf, err := mr.ReadMappedURI(ctx, uri, m.buf, func(data []byte) error {
+					called = true
+					o.fetch = time.Since(start)
+					start = time.Now()
+					return deps.Parse(&m.st, data)
+				})
+				m.buf = buf[:0]
+				return err
+			})
+			if !called || errors.Is(err, localblob.ErrFileChanged) {
+				// the file could not be read, or changed under the
+				// mapping: the structure may be half-built
+				if called {
+					m.st = structure.Structure{}
+				}
 				lim.mems.put(m)
 				_, o = fetchErr(err)
 				return o
 			}
+		} else {
+			if local {
+				data, err = into.ReadAllInto(ctx, uri, m.buf)
+				m.buf = data[:0]
+				o.fetch = time.Since(start)
+				if err != nil {
+					lim.mems.put(m)
+					_, o = fetchErr(err)
+					return o
+				}
+				start = time.Now()
+			}
+			err = parseSafely(deps.Parse, &m.st, data)
 		}
-		start := time.Now()
-		err := parseSafely(deps.Parse, &m.st, data)
 		o.parse = time.Since(start)
 		if err != nil {
 			// not reused: a parser that panicked may have left it in any state
@@ -139,6 +169,14 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 // zeroing and collecting one per object.
 type readerInto interface {
 	ReadAllInto(ctx context.Context, uri string, buf []byte) ([]byte, error)
+}
+
+// mappedReader is a store that hands a local object's bytes to a
+// callback, mapped where it can (localblob.Store, blobmux.Store; see
+// localblob.ReadMapped's contract): the parse runs inside the callback, on
+// this goroutine, and keeps nothing of the bytes.
+type mappedReader interface {
+	ReadMappedURI(ctx context.Context, uri string, buf []byte, fn func(data []byte) error) ([]byte, error)
 }
 
 // routedReaderInto is a store that reads some objects into a caller's
@@ -217,12 +255,17 @@ func (l rowMems) put(m *rowMem) {
 // parseSafely turns a parser panic into an error: bad input must fail the
 // row, not the process.
 func parseSafely(parse func(*structure.Structure, []byte) error, st *structure.Structure, data []byte) (err error) {
+	return recoverPanic(func() error { return parse(st, data) })
+}
+
+// recoverPanic calls parse, a panic turned into an error.
+func recoverPanic(parse func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parser panicked: %v", r)
 		}
 	}()
-	return parse(st, data)
+	return parse()
 }
 
 func generateSafely(f format.Format, in format.Input) (res format.Result, err error) {

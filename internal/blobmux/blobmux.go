@@ -84,6 +84,31 @@ func (s Store) ReadAllInto(ctx context.Context, uri string, buf []byte) ([]byte,
 	return st.ReadAll(ctx, uri)
 }
 
+// mappedReader is a store that hands an object's bytes to a callback,
+// mapped where it can (localblob.Store.ReadMappedURI).
+type mappedReader interface {
+	ReadMappedURI(ctx context.Context, uri string, buf []byte, fn func(data []byte) error) ([]byte, error)
+}
+
+// ReadMappedURI is the routed store's ReadMappedURI when it has one (the
+// local store: see localblob.ReadMapped's contract for fn), else fn on
+// ReadAllInto's bytes. An error reading the object is returned without
+// calling fn; fn's error is returned as it is.
+func (s Store) ReadMappedURI(ctx context.Context, uri string, buf []byte, fn func(data []byte) error) ([]byte, error) {
+	st, err := s.pick(uri)
+	if err != nil {
+		return buf[:0], err
+	}
+	if r, ok := st.(mappedReader); ok {
+		return r.ReadMappedURI(ctx, uri, buf, fn)
+	}
+	data, err := s.ReadAllInto(ctx, uri, buf)
+	if err != nil {
+		return data, err
+	}
+	return data, fn(data)
+}
+
 // Open is the routed store's Open.
 func (s Store) Open(ctx context.Context, uri string) (blob.Object, error) {
 	st, err := s.pick(uri)
