@@ -16,6 +16,7 @@ import (
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 
+	"github.com/foldcorpus/foldcorpus/internal/buildpack"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 )
@@ -138,7 +139,7 @@ func pushTo(t *testing.T, p *fnProc, topic string, m *pubsubpb.PubsubMessage, ex
 // exits at start as every revision would have.
 func TestBuildpackRefusesUnregisteredRoot(t *testing.T) {
 	app := t.TempDir()
-	bin, _, err := buildpackBuildWith(app, map[string]string{"deploy.go": "// Package functions registers nothing.\npackage functions\n\nimport _ \"" + ffFunctionPkg + "\"\n"})
+	bin, _, err := buildpackBuildWith(app, map[string]string{"deploy.go": "// Package functions registers nothing.\npackage functions\n\nimport _ \"" + buildpack.FrameworkFunctions + "\"\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestBuildpackRefusesUnregisteredRoot(t *testing.T) {
 // Terraform's own evaluation of local.function_source (terraform console,
 // no provider needed), and that it holds only what the build needs.
 func TestFunctionSourceArchive(t *testing.T) {
-	files, err := functionSourceFiles()
+	files, err := buildpack.SourceFiles(repoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,36 +62,6 @@ var (
 	binDirErr, fnErr, cliErr error
 )
 
-// deployMain is the main the Go buildpack generates for a declarative
-// function package: blank import, then the framework's server on $PORT.
-const deployMain = `// Binary main file implements an HTTP server that loads and runs user's code
-// on incoming HTTP requests.
-package main
-
-import (
-	"log"
-	"net/http"
-	"os"
-
-	_ "{{.Package}}"
-
-	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
-)
-
-func main() {
-	http.HandleFunc("/robots.txt", http.NotFound)
-	http.HandleFunc("/favicon.ico", http.NotFound)
-
-	port := os.Getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
-	if err := funcframework.Start(port); err != nil {
-		log.Fatalf("Function failed to start: %v\n", err)
-	}
-}
-`
-
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Dir(filepath.Dir(file))

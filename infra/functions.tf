@@ -28,6 +28,31 @@ locals {
     FOLDCORPUS_ROW_GROUPS_PER_SHARD   = tostring(var.row_groups_per_shard)
     FOLDCORPUS_LOG_LEVEL              = var.log_level
   }
+  # The build environment of the three functions (one source, one binary).
+  # Google's Go buildpack passes GOOGLE_GOLDFLAGS to `go build` as -ldflags
+  # and every GO* variable to the go commands (GoogleCloudPlatform/buildpacks
+  # README "Go Buildpacks" and "Language-idiomatic configuration options";
+  # cmd/go/build/main.go goBuildFlags); internal/buildpack replays the build
+  # with exactly these, so every emulator test serves this binary.
+  # - CGO_ENABLED: contacts-and-distances-v2 draws through glibc's
+  #   log/sin/cos to match CPython bit for bit (internal/pyrandom); a build
+  #   without cgo refuses to write that format rather than risk different
+  #   documents.
+  # - GOOGLE_GOLDFLAGS -s -w: no symbol table or DWARF (a third of the
+  #   binary; the image is pulled on every cold start). Panics still print
+  #   file:line (pclntab stays).
+  # - GOFLAGS tags: disable_grpc_modules (cloud.google.com/go/storage
+  #   doc.go) drops the gRPC DirectPath/xDS dependencies (Envoy's control
+  #   plane) of the storage client, which the functions use over JSON/HTTP
+  #   only; arrow_json_stdlib makes arrow-go's JSON helpers (never on the
+  #   parquet path) use encoding/json instead of goccy/go-json.
+  # internal/buildpack's TestFunctionLinksOnlyWhatItCalls lists what the
+  # binary links with these and fails on what it never calls.
+  function_build_env = {
+    CGO_ENABLED      = "1"
+    GOOGLE_GOLDFLAGS = "-s -w"
+    GOFLAGS          = "-tags=disable_grpc_modules,arrow_json_stdlib"
+  }
   # Leave the Go runtime 10% of the instance for what its heap limit does
   # not count (stacks, cgo, the page cache of the process).
   planner_gomemlimit    = "${floor(var.planner_memory_mib * 0.9)}MiB"
@@ -41,7 +66,7 @@ locals {
 # of the repository folder, where a user may keep manifests, selections and
 # corpora (docs/deploy.md puts ./afdb-24M, ./sel and ./exp1 there). Google's
 # Go buildpack builds the root package (deploy.go), which imports
-# functions/. emulator-tests/buildpack_test.go builds the functions from
+# functions/. internal/buildpack builds the functions from
 # exactly this list, so a package the functions need and the list lacks
 # fails there. A change of any listed file makes a new object name and so a
 # new deployment.
@@ -79,10 +104,7 @@ resource "google_cloudfunctions2_function" "planner" {
     runtime         = var.go_runtime
     entry_point     = "Planner"
     service_account = google_service_account.build.id
-    # cgo: contacts-and-distances-v2 draws through glibc's log/sin/cos to
-    # match CPython bit for bit (internal/pyrandom); a build without cgo
-    # refuses to write that format rather than risk different documents.
-    environment_variables = { CGO_ENABLED = "1" }
+    environment_variables = local.function_build_env
     source {
       storage_source {
         bucket = google_storage_bucket.source.name
@@ -111,10 +133,7 @@ resource "google_cloudfunctions2_function" "shardfn" {
     runtime         = var.go_runtime
     entry_point     = "ShardFn"
     service_account = google_service_account.build.id
-    # cgo: contacts-and-distances-v2 draws through glibc's log/sin/cos to
-    # match CPython bit for bit (internal/pyrandom); a build without cgo
-    # refuses to write that format rather than risk different documents.
-    environment_variables = { CGO_ENABLED = "1" }
+    environment_variables = local.function_build_env
     source {
       storage_source {
         bucket = google_storage_bucket.source.name
@@ -158,10 +177,7 @@ resource "google_cloudfunctions2_function" "deadletter" {
     runtime         = var.go_runtime
     entry_point     = "DeadLetter"
     service_account = google_service_account.build.id
-    # cgo: contacts-and-distances-v2 draws through glibc's log/sin/cos to
-    # match CPython bit for bit (internal/pyrandom); a build without cgo
-    # refuses to write that format rather than risk different documents.
-    environment_variables = { CGO_ENABLED = "1" }
+    environment_variables = local.function_build_env
     source {
       storage_source {
         bucket = google_storage_bucket.source.name

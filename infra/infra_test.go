@@ -477,7 +477,7 @@ func mustGlob(t *testing.T, pattern string) []string {
 }
 
 // TestBuildpackLayout checks what Google's Go buildpack needs of the source
-// root (see /deploy.go; emulator-tests/buildpack_test.go replays the build):
+// root (see /deploy.go; internal/buildpack replays the build):
 // one root package, importing the framework's functions package (for the
 // declarative main) and ./functions, which holds the registrations.
 func TestBuildpackLayout(t *testing.T) {

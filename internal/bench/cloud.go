@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -60,7 +61,7 @@ func Cloud(ctx context.Context, args []string) error {
 	}
 	defer os.RemoveAll(dir)
 	fmt.Println("building the function binary ...")
-	bin, err := buildFunction(ctx, *src, dir, "")
+	bin, err := buildFunction(ctx, *src, filepath.Join(dir, "app"), nil)
 	if err != nil {
 		return err
 	}
