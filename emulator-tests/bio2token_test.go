@@ -13,8 +13,8 @@ import (
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 
-	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/b2tgolden"
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
@@ -100,15 +100,15 @@ func TestBio2TokenGoldenThroughEmulators(t *testing.T) {
 	})
 
 	// The tokenize job, pulling from the emulator.
-	w, err := b2t.LoadCheckpoint(ckpt)
+	w, err := neural.LoadCheckpoint(ckpt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend, err := b2t.NewBackend("go")
+	backend, err := neural.NewBackend("go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := b2t.NewEncoder(backend, w)
+	enc, err := neural.NewEncoder(backend, w)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,8 @@
 //	FOLDCORPUS_SHARD_TOPIC         topic id of shard messages (Planner publishes)       required
 //	FOLDCORPUS_TOKENIZE_TOPIC      topic id for the accelerator stage (bio2token); when
 //	                               set, shards of a neural format are staged and published
-//	                               there, else they run inline                          optional
+//	                               there, else they run inline, which needs an encoder
+//	                               (Deps.NewFormat; the deployed binary has none)       optional
 //	FOLDCORPUS_STAGING_PREFIX      gs://OUTPUT_BUCKET/PREFIX of staged tokenizer inputs default gs://OUTPUT_BUCKET/staging
 //	FOLDCORPUS_FORMAT              format of bare manifest uploads       default contacts-and-distances-v2
 //	FOLDCORPUS_TRIGGER_PARQUET     a finalized NAME.parquet starts a run default true

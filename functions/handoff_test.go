@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,10 +23,12 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/cloudlog"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
@@ -81,7 +84,7 @@ func TestNeuralShardHandoff(t *testing.T) {
 	}
 	fx.srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "manifests", Name: "b2t.parquet"}, Content: mdata})
 	const runID = "gs://manifests/b2t.parquet#1"
-	msg := func(output string) queue.ShardMessage {
+	msg := func(output, weights string) queue.ShardMessage {
 		return queue.ShardMessage{RunID: runID, Shard: 0, Total: 1, Manifest: "gs://manifests/b2t.parquet", Format: fb2t.Name,
 			Output: output, Columns: []string{"entry_id", "gcs_uri", "rank"}, URIColumn: "gcs_uri",
 			Options: map[string]string{fb2t.OptWeights: weights}}
@@ -89,7 +92,17 @@ func TestNeuralShardHandoff(t *testing.T) {
 	run := ledger.Run{ID: runID, Manifest: "gs://manifests/b2t.parquet", Format: fb2t.Name, Output: "gs://out/corpus/b2t", Shards: 1}
 
 	// 1. Inline: no tokenize topic configured.
-	inlineMsg := msg("gs://out/corpus/b2t/inline/part-00000-of-00001.parquet")
+	// Both runs name the checkpoint as a cloud run spec does (gs://; the
+	// output records the options). The inline run needs the encoder in the
+	// process (inline.New, reading a local copy of the checkpoint); the
+	// deployed functions have none (formats.New) and hand off.
+	const remoteWeights = "gs://models/b2t.ckpt"
+	inlineMsg := msg("gs://out/corpus/b2t/inline/part-00000-of-00001.parquet", remoteWeights)
+	fx.s.deps.NewFormat = func(name string, opts map[string]string) (format.Format, error) {
+		local := maps.Clone(opts)
+		local[fb2t.OptWeights] = weights
+		return inline.New(name, local)
+	}
 	if err := fx.led.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +139,9 @@ func TestNeuralShardHandoff(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	s2 := New(fx.s.cfg, Deps{Store: fx.store, Ledger: led2, Publisher: fx.pub, Tokenize: tok, Log: cloudlog.New(&logs, slog.LevelDebug, "p"), Now: func() time.Time { return fx.now }})
-	stagedMsg := msg("gs://out/corpus/b2t/staged/part-00000-of-00001.parquet")
+	// As deployed: no encoder in the function; the tokenize job tokenizes
+	// with the same weights w.
+	stagedMsg := msg("gs://out/corpus/b2t/staged/part-00000-of-00001.parquet", remoteWeights)
 	if err := s2.ShardFn(ctx, published(t, stagedMsg, fx.now)); err != nil {
 		t.Fatalf("handing-off ShardFn = %v", err)
 	}
@@ -145,11 +160,11 @@ func TestNeuralShardHandoff(t *testing.T) {
 	}
 
 	// 3. The tpujob pulls the request and finishes the shard.
-	backend, err := b2t.NewBackend("go")
+	backend, err := neural.NewBackend("go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := b2t.NewEncoder(backend, w)
+	enc, err := neural.NewEncoder(backend, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +193,7 @@ func TestNeuralShardHandoff(t *testing.T) {
 	wg.Wait()
 
 	// 4. Same file as the inline run, same ledger counts.
-	inline, err := fx.store.ReadAll(context.Background(), inlineMsg.Output)
+	inlineOut, err := fx.store.ReadAll(context.Background(), inlineMsg.Output)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,8 +218,8 @@ func TestNeuralShardHandoff(t *testing.T) {
 	if len(di) != len(files) || !reflect.DeepEqual(di, ds) {
 		t.Errorf("documents differ: inline %d, handed off %d", len(di), len(ds))
 	}
-	if sha256.Sum256(inline) != sha256.Sum256(staged) {
-		t.Errorf("output files differ (%d vs %d bytes)", len(inline), len(staged))
+	if sha256.Sum256(inlineOut) != sha256.Sum256(staged) {
+		t.Errorf("output files differ (%d vs %d bytes)", len(inlineOut), len(staged))
 	}
 	a, _ := fx.led.Shards(context.Background(), runID)
 	b, _ := led2.Shards(context.Background(), runID)

@@ -103,7 +103,7 @@ func (s *Server) Planner(ctx context.Context, e event.Event) error {
 	spec.RunID = runID
 	spec.Output = s.OutputFolder(obj.Name, int64(obj.Generation))
 	start := s.deps.Now()
-	deps := planner.Deps{Store: s.deps.Store, Ledger: s.deps.Ledger, Publisher: s.deps.Publisher}
+	deps := planner.Deps{Store: s.deps.Store, Ledger: s.deps.Ledger, Publisher: s.deps.Publisher, NewFormat: s.deps.NewFormat}
 	res, err := planner.Prepare(ctx, deps, spec)
 	if err != nil {
 		return s.planFailed(ctx, log, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/cloudlog"
 	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
+	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/pubsubq"
@@ -31,8 +32,12 @@ type Deps struct {
 	// Tokenize, when set, receives the tokenize requests of neural-format
 	// shards (staged for the accelerator job); nil runs them inline.
 	Tokenize TokenizePublisher
-	Log      *slog.Logger
-	Now      func() time.Time // time.Now when nil
+	// NewFormat resolves formats (formats.New when nil, which runs no
+	// bio2token encoder: the deployed functions hand neural shards to the
+	// tokenize job). Tests that run bio2token-v2 inline set inline.New.
+	NewFormat func(name string, opts map[string]string) (format.Format, error)
+	Log       *slog.Logger
+	Now       func() time.Time // time.Now when nil
 }
 
 // Server handles the functions' events. Safe for concurrent use (Cloud

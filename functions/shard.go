@@ -103,6 +103,7 @@ func (s *Server) process(ctx context.Context, log *slog.Logger, msg queue.ShardM
 	deps := shardfn.Deps{
 		Store: s.deps.Store, Ledger: s.deps.Ledger, Parse: mmcif.ReadInto,
 		FetchConcurrency: s.cfg.FetchConcurrency, Lease: s.cfg.Lease, Handoff: s.handoff(),
+		NewFormat: s.deps.NewFormat,
 	}
 	give := time.Now().Add(s.leaseWait)
 	delay := time.Second

@@ -10,6 +10,7 @@ import (
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/b2tgolden"
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
@@ -31,15 +32,15 @@ var goldenLadder = []int{512, 1024, 2048, 4096, 8192}
 // tokens of near-tie atoms.
 func TestGoldenThroughJob(t *testing.T) {
 	files := b2tgolden.Load(t)
-	w, err := b2t.LoadCheckpoint(b2tgolden.Checkpoint(t))
+	w, err := neural.LoadCheckpoint(b2tgolden.Checkpoint(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend, err := b2t.NewBackend("go")
+	backend, err := neural.NewBackend("go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := b2t.NewEncoder(backend, w)
+	enc, err := neural.NewEncoder(backend, w)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
@@ -26,9 +27,9 @@ var smallConfig = b2t.Config{DModel: 16, DInner: 32, DState: 4, DTRank: 2, DConv
 // testLadder keeps CPU batches small: 3 buckets.
 var testLadder = []int{16, 32, 64}
 
-func testEncoder(t *testing.T) *b2t.Encoder {
+func testEncoder(t *testing.T) *neural.Encoder {
 	t.Helper()
-	backend, err := b2t.NewBackend("go")
+	backend, err := neural.NewBackend("go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func testEncoder(t *testing.T) *b2t.Encoder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := b2t.NewEncoder(backend, w)
+	e, err := neural.NewEncoder(backend, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ type fixture struct {
 	dir    string
 	store  localblob.Store
 	ledger *localledger.Ledger
-	enc    *b2t.Encoder
+	enc    *neural.Encoder
 	reqs   []Request
 	rows   [][]StagedRow
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 )
 
-// Runner runs fixed-shape batches on devices; *bio2token.Encoder is the
+// Runner runs fixed-shape batches on devices; *neural.Encoder is the
 // real one. Implementations are safe for concurrent use by one goroutine
 // per device.
 type Runner interface {

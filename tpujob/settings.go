@@ -8,7 +8,7 @@ import (
 	"time"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
-	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 )
 
 // Settings configure a tpujob process, read from the environment. The
@@ -115,19 +115,11 @@ func (s Settings) OutputBucket() string {
 // import of github.com/gomlx/gomlx/backends/xla) and the PJRT plugin
 // installed in the image; without them this returns an error naming the
 // backend.
-func (s Settings) NewEncoder() (*b2t.Encoder, error) { return s.NewEncoderFrom(s.Weights) }
+func (s Settings) NewEncoder() (*neural.Encoder, error) { return s.NewEncoderFrom(s.Weights) }
 
 // NewEncoderFrom is NewEncoder with the weights read from path.
-func (s Settings) NewEncoderFrom(path string) (*b2t.Encoder, error) {
-	w, err := fb2t.LoadWeights(path)
-	if err != nil {
-		return nil, err
-	}
-	backend, err := b2t.NewBackend(s.Backend)
-	if err != nil {
-		return nil, err
-	}
-	return b2t.NewEncoder(backend, w)
+func (s Settings) NewEncoderFrom(path string) (*neural.Encoder, error) {
+	return neural.Open(path, s.Backend)
 }
 
 // Config is the job configuration these settings give.

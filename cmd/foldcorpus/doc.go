@@ -18,6 +18,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -87,7 +88,7 @@ func runDoc(ctx context.Context, args []string) error {
 	if !slices.Contains(readers, *name) {
 		return &exitError{2, fmt.Errorf("--format %q: doc reads mmCIF files, so the format must be one of %s", *name, strings.Join(readers, ", "))}
 	}
-	f, err := formats.New(*name, opts)
+	f, err := inline.New(*name, opts)
 	if err != nil {
 		return &exitError{2, err}
 	}

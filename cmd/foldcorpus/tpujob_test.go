@@ -19,6 +19,7 @@ import (
 	"cloud.google.com/go/pubsub/v2/pstest"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
 	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
@@ -38,7 +39,7 @@ type tpujobEnv struct {
 	pub    *pubsub.Publisher
 	store  *gcs.Store
 	ledger *firestoreledger.Ledger
-	enc    *b2t.Encoder
+	enc    *neural.Encoder
 }
 
 var smallB2T = b2t.Config{DModel: 16, DInner: 32, DState: 4, DTRank: 2, DConv: 4, Layers: 2}
@@ -75,11 +76,11 @@ func newTPUJobEnv(t *testing.T) *tpujobEnv {
 	if err := e.store.Create(ctx, "gs://out/corpus/models/bio2token.ckpt", ckpt.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	backend, err := b2t.NewBackend("go")
+	backend, err := neural.NewBackend("go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.enc, err = b2t.NewEncoder(backend, w); err != nil {
+	if e.enc, err = neural.NewEncoder(backend, w); err != nil {
 		t.Fatal(err)
 	}
 

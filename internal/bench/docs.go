@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
@@ -131,7 +131,7 @@ func Docs(ctx context.Context, args []string) error {
 	if !ok {
 		return usageError(fmt.Errorf("no bench loader for format %q", *name))
 	}
-	f, err := formats.New(*name, opts)
+	f, err := inline.New(*name, opts)
 	if err != nil {
 		return usageError(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
-	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 )
 
@@ -88,15 +88,15 @@ func Tokenize(ctx context.Context, args []string) error {
 	fmt.Println("   from 16 in-flight shards, partial batches flushed after each window; unbounded: the whole stream at once. Batch rows per bucket: bio2token.BatchSize)")
 
 	// CPU throughput, measured.
-	w, err := fb2t.LoadWeights(*weights)
+	w, err := neural.LoadWeights(*weights)
 	if err != nil {
 		return err
 	}
-	backend, err := b2t.NewBackend(*backendSpec)
+	backend, err := neural.NewBackend(*backendSpec)
 	if err != nil {
 		return err
 	}
-	enc, err := b2t.NewEncoder(backend, w)
+	enc, err := neural.NewEncoder(backend, w)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func Tokenize(ctx context.Context, args []string) error {
 		shape       b2t.Shape
 		sec         float64
 		paddedPerS  float64
-		cost        b2t.GraphCost
+		cost        neural.GraphCost
 		bytesPerSec float64
 	}
 	var timings []timing

@@ -4,34 +4,65 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 	"math"
 	"sort"
 	"strconv"
 )
 
-// tensorEntry is one tensor to write: its state_dict key, shape and
+// CheckpointPrefix is the state_dict prefix of the encoder side of the
+// official bio2token PyTorch Lightning checkpoint (the LightningModule's
+// "model" attribute, whose "encoder" holds the Mamba stack and the FSQ
+// quantizer). Below it the layout is the reference module tree's (MarinFold
+// exp40 model.Encoder, which loads the official file with strict=True):
+//
+//	encoder.input_projection.weight            [128, 3]
+//	encoder.layers.N.norm.weight               [128]
+//	encoder.layers.N.mixer.in_proj.weight      [512, 128]
+//	encoder.layers.N.mixer.conv1d.{weight [256,1,4], bias [256]}
+//	encoder.layers.N.mixer.x_proj.weight       [40, 256]
+//	encoder.layers.N.mixer.dt_proj.{weight [256,8], bias [256]}
+//	encoder.layers.N.mixer.{A_log [256,16], D [256]}
+//	encoder.layers.N.mixer.out_proj.weight     [128, 256]
+//	encoder.norm_f.weight                      [128]
+//	quantizer.project_in.{weight [6,128], bias [6]}
+//	quantizer.project_out.{weight [128,6], bias [128]}  (not used to tokenize)
+//
+// The full list is Weights.AllParams.
+const CheckpointPrefix = "model.encoder."
+
+// DecoderPrefix is the state_dict prefix of the decoder, which tokenizing
+// does not need: the loader skips it.
+const DecoderPrefix = "model.decoder."
+
+// ErrCheckpointLayout classifies a checkpoint whose state_dict is not the
+// official layout: a missing, unexpected or misshapen tensor. The error
+// names the key.
+var ErrCheckpointLayout = errors.New("checkpoint layout")
+
+// CheckpointTensor is one tensor to write: its state_dict key, shape and
 // row-major data.
-type tensorEntry struct {
-	key   string
-	shape []int
-	data  []float32
+type CheckpointTensor struct {
+	Key   string
+	Shape []int
+	Data  []float32
 }
 
 // WriteCheckpoint writes w as a PyTorch Lightning checkpoint in the official
-// layout (every tensor of Weights.allParams under CheckpointPrefix), in the
+// layout (every tensor of Weights.AllParams under CheckpointPrefix), in the
 // form torch.save writes (zip: archive/data.pkl with pickle protocol 2,
 // archive/data/N raw little-endian float32 storages, archive/version);
 // extra lists additional 1-D tensors to store after them (e.g. decoder
 // weights a loader must skip). For tests and for converting weights; it
 // writes to out only.
 func WriteCheckpoint(out io.Writer, w *Weights, extra map[string][]float32) error {
-	if err := w.check(); err != nil {
+	if err := w.Check(); err != nil {
 		return err
 	}
-	var entries []tensorEntry
-	for _, p := range w.allParams() {
-		entries = append(entries, tensorEntry{CheckpointPrefix + p.name, p.shape, *p.data})
+	var entries []CheckpointTensor
+	for _, p := range w.AllParams() {
+		entries = append(entries, CheckpointTensor{CheckpointPrefix + p.Name, p.Shape, *p.Data})
 	}
 	extraKeys := make([]string, 0, len(extra))
 	for k := range extra {
@@ -39,14 +70,14 @@ func WriteCheckpoint(out io.Writer, w *Weights, extra map[string][]float32) erro
 	}
 	sort.Strings(extraKeys)
 	for _, k := range extraKeys {
-		entries = append(entries, tensorEntry{k, []int{len(extra[k])}, extra[k]})
+		entries = append(entries, CheckpointTensor{k, []int{len(extra[k])}, extra[k]})
 	}
-	return writeTensors(out, entries)
+	return WriteTensors(out, entries)
 }
 
-// writeTensors writes entries as a Lightning checkpoint's state_dict, in
+// WriteTensors writes entries as a Lightning checkpoint's state_dict, in
 // order, with contiguous strides.
-func writeTensors(out io.Writer, entries []tensorEntry) error {
+func WriteTensors(out io.Writer, entries []CheckpointTensor) error {
 	var pk pickler
 	pk.raw(0x80, 2)       // PROTO 2
 	pk.raw('}', '(')      // EMPTY_DICT, MARK
@@ -60,7 +91,7 @@ func writeTensors(out io.Writer, entries []tensorEntry) error {
 	pk.global("collections", "OrderedDict")
 	pk.raw(')', 'R', '(') // EMPTY_TUPLE, REDUCE, MARK
 	for i, e := range entries {
-		pk.str(e.key)
+		pk.str(e.Key)
 		pk.global("torch._utils", "_rebuild_tensor_v2")
 		pk.raw('(') // args
 		pk.raw('(')
@@ -68,14 +99,14 @@ func writeTensors(out io.Writer, entries []tensorEntry) error {
 		pk.global("torch", "FloatStorage")
 		pk.str(strconv.Itoa(i))
 		pk.str("cpu")
-		pk.int(len(e.data))
+		pk.int(len(e.Data))
 		pk.raw('t', 'Q') // TUPLE, BINPERSID
 		pk.int(0)        // storage offset
-		pk.ints(e.shape)
-		stride := make([]int, len(e.shape))
-		for a, s := len(e.shape)-1, 1; a >= 0; a-- {
+		pk.ints(e.Shape)
+		stride := make([]int, len(e.Shape))
+		for a, s := len(e.Shape)-1, 1; a >= 0; a-- {
 			stride[a] = s
-			s *= e.shape[a]
+			s *= e.Shape[a]
 		}
 		pk.ints(stride)
 		pk.raw(0x89) // NEWFALSE: requires_grad
@@ -98,8 +129,8 @@ func writeTensors(out io.Writer, entries []tensorEntry) error {
 		return err
 	}
 	for i, e := range entries {
-		raw := make([]byte, 4*len(e.data))
-		for j, v := range e.data {
+		raw := make([]byte, 4*len(e.Data))
+		for j, v := range e.Data {
 			binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(v))
 		}
 		if err := put("data/"+strconv.Itoa(i), raw); err != nil {

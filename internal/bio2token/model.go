@@ -9,18 +9,20 @@ import (
 // NumCodes is the size of the FSQ codebook: levels [4,4,4,4,4,4].
 const NumCodes = 4096
 
+// The quantizer's and the blocks' constants, shared by the encoder graph
+// (package neural) and ReferenceEncode.
 const (
-	fsqDims    = 6
-	fsqLevels  = 4
-	fsqHalfL   = float32(1.4985) // (levels-1)*(1-1e-3)/2 as the official model has it
-	fsqOffset  = float32(0.5)    // levels are even
-	normEps    = 1e-5
-	softplusTh = 20 // torch.nn.functional.softplus threshold
+	FSQDims           = 6
+	FSQLevels         = 4
+	FSQHalfL          = float32(1.4985) // (levels-1)*(1-1e-3)/2 as the official model has it
+	FSQOffset         = float32(0.5)    // levels are even
+	NormEps           = 1e-5
+	SoftplusThreshold = 20 // torch.nn.functional.softplus threshold
 )
 
-// fsqShift is the official FSQ shift, which uses tan (not atanh): the
+// FSQShift is the official FSQ shift, which uses tan (not atanh): the
 // official model computes tan(offset / half_l) and so do we.
-var fsqShift = float32(math.Tan(float64(fsqOffset / fsqHalfL)))
+var FSQShift = float32(math.Tan(float64(FSQOffset / FSQHalfL)))
 
 // Config is the encoder's shape. DefaultConfig is bio2token's; tests use
 // smaller ones.
@@ -70,57 +72,57 @@ type Weights struct {
 	FSQOutB []float32 // [DModel]    quantizer.project_out.bias, not used to tokenize
 }
 
-// param is one named parameter with its PyTorch shape.
-type param struct {
-	name  string
-	shape []int
-	data  *[]float32
+// Param is one named parameter with its PyTorch shape and its data.
+type Param struct {
+	Name  string
+	Shape []int
+	Data  *[]float32
 }
 
-// params lists every parameter used to tokenize in a fixed order (the order
+// Params lists every parameter used to tokenize in a fixed order (the order
 // the graph takes them in), named as in the official checkpoint's
 // state_dict without CheckpointPrefix: the Mamba stack under "encoder.", the
 // FSQ projection under "quantizer.".
-func (w *Weights) params() []param {
+func (w *Weights) Params() []Param {
 	c := w.Config
-	ps := []param{{"encoder.input_projection.weight", []int{c.DModel, 3}, &w.InProj}}
+	ps := []Param{{"encoder.input_projection.weight", []int{c.DModel, 3}, &w.InProj}}
 	for i := range w.Layers {
 		l := &w.Layers[i]
 		p := fmt.Sprintf("encoder.layers.%d.", i)
 		ps = append(ps,
-			param{p + "norm.weight", []int{c.DModel}, &l.Norm},
-			param{p + "mixer.in_proj.weight", []int{2 * c.DInner, c.DModel}, &l.InProj},
-			param{p + "mixer.conv1d.weight", []int{c.DInner, 1, c.DConv}, &l.ConvW},
-			param{p + "mixer.conv1d.bias", []int{c.DInner}, &l.ConvB},
-			param{p + "mixer.x_proj.weight", []int{c.DTRank + 2*c.DState, c.DInner}, &l.XProj},
-			param{p + "mixer.dt_proj.weight", []int{c.DInner, c.DTRank}, &l.DtW},
-			param{p + "mixer.dt_proj.bias", []int{c.DInner}, &l.DtB},
-			param{p + "mixer.A_log", []int{c.DInner, c.DState}, &l.ALog},
-			param{p + "mixer.D", []int{c.DInner}, &l.D},
-			param{p + "mixer.out_proj.weight", []int{c.DModel, c.DInner}, &l.OutProj},
+			Param{p + "norm.weight", []int{c.DModel}, &l.Norm},
+			Param{p + "mixer.in_proj.weight", []int{2 * c.DInner, c.DModel}, &l.InProj},
+			Param{p + "mixer.conv1d.weight", []int{c.DInner, 1, c.DConv}, &l.ConvW},
+			Param{p + "mixer.conv1d.bias", []int{c.DInner}, &l.ConvB},
+			Param{p + "mixer.x_proj.weight", []int{c.DTRank + 2*c.DState, c.DInner}, &l.XProj},
+			Param{p + "mixer.dt_proj.weight", []int{c.DInner, c.DTRank}, &l.DtW},
+			Param{p + "mixer.dt_proj.bias", []int{c.DInner}, &l.DtB},
+			Param{p + "mixer.A_log", []int{c.DInner, c.DState}, &l.ALog},
+			Param{p + "mixer.D", []int{c.DInner}, &l.D},
+			Param{p + "mixer.out_proj.weight", []int{c.DModel, c.DInner}, &l.OutProj},
 		)
 	}
 	return append(ps,
-		param{"encoder.norm_f.weight", []int{c.DModel}, &w.NormF},
-		param{"quantizer.project_in.weight", []int{fsqDims, c.DModel}, &w.FSQW},
-		param{"quantizer.project_in.bias", []int{fsqDims}, &w.FSQB},
+		Param{"encoder.norm_f.weight", []int{c.DModel}, &w.NormF},
+		Param{"quantizer.project_in.weight", []int{FSQDims, c.DModel}, &w.FSQW},
+		Param{"quantizer.project_in.bias", []int{FSQDims}, &w.FSQB},
 	)
 }
 
 // unusedParams lists the checkpoint's encoder-side tensors that tokenizing
 // does not use; the loader checks their shapes and keeps them, so that a
 // checkpoint written back holds the official layout.
-func (w *Weights) unusedParams() []param {
+func (w *Weights) unusedParams() []Param {
 	c := w.Config
-	return []param{
-		{"quantizer.project_out.weight", []int{c.DModel, fsqDims}, &w.FSQOutW},
+	return []Param{
+		{"quantizer.project_out.weight", []int{c.DModel, FSQDims}, &w.FSQOutW},
 		{"quantizer.project_out.bias", []int{c.DModel}, &w.FSQOutB},
 	}
 }
 
-// allParams is params then unusedParams: every tensor of the checkpoint
+// AllParams is params then unusedParams: every tensor of the checkpoint
 // under CheckpointPrefix.
-func (w *Weights) allParams() []param { return append(w.params(), w.unusedParams()...) }
+func (w *Weights) AllParams() []Param { return append(w.Params(), w.unusedParams()...) }
 
 func numel(shape []int) int {
 	n := 1
@@ -134,38 +136,38 @@ func numel(shape []int) int {
 // DefaultConfig; the unused project_out is not counted).
 func (w *Weights) NumParams() int {
 	n := 0
-	for _, p := range w.params() {
-		n += len(*p.data)
+	for _, p := range w.Params() {
+		n += len(*p.Data)
 	}
 	return n
 }
 
-// check verifies every parameter has its shape's size and is finite.
-func (w *Weights) check() error {
+// Check verifies every parameter has its shape's size and is finite.
+func (w *Weights) Check() error {
 	if err := w.Config.Validate(); err != nil {
 		return err
 	}
 	if len(w.Layers) != w.Config.Layers {
 		return fmt.Errorf("bio2token: %d layers, config says %d", len(w.Layers), w.Config.Layers)
 	}
-	for _, p := range w.allParams() {
-		if len(*p.data) != numel(p.shape) {
-			return fmt.Errorf("bio2token: parameter %s has %d values, want %v", p.name, len(*p.data), p.shape)
+	for _, p := range w.AllParams() {
+		if len(*p.Data) != numel(p.Shape) {
+			return fmt.Errorf("bio2token: parameter %s has %d values, want %v", p.Name, len(*p.Data), p.Shape)
 		}
-		for _, v := range *p.data {
+		for _, v := range *p.Data {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("bio2token: parameter %s is not finite", p.name)
+				return fmt.Errorf("bio2token: parameter %s is not finite", p.Name)
 			}
 		}
 	}
 	return nil
 }
 
-// newWeights allocates zero weights of config c.
-func newWeights(c Config) *Weights {
+// NewWeights allocates zero weights of config c.
+func NewWeights(c Config) *Weights {
 	w := &Weights{Config: c, Layers: make([]Layer, c.Layers)}
-	for _, p := range w.allParams() {
-		*p.data = make([]float32, numel(p.shape))
+	for _, p := range w.AllParams() {
+		*p.Data = make([]float32, numel(p.Shape))
 	}
 	return w
 }
@@ -179,7 +181,7 @@ func RandomWeights(c Config, seed uint64) (*Weights, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	w := newWeights(c)
+	w := NewWeights(c)
 	rng := rand.New(rand.NewPCG(seed, 0x6269_6f32_746f_6b6e))
 	uni := func(dst []float32, fanIn int) {
 		s := 1 / math.Sqrt(float64(fanIn))
@@ -219,7 +221,7 @@ func RandomWeights(c Config, seed uint64) (*Weights, error) {
 	near1(w.NormF)
 	uni(w.FSQW, c.DModel/16) // wider than default so codes spread over the codebook
 	uni(w.FSQB, c.DModel)
-	uni(w.FSQOutW, fsqDims)
-	uni(w.FSQOutB, fsqDims)
+	uni(w.FSQOutW, FSQDims)
+	uni(w.FSQOutB, FSQDims)
 	return w, nil
 }

@@ -10,7 +10,7 @@ import "math"
 
 // ReferenceEncode returns the encoder's pre-rounding FSQ values [n][6] and
 // codes [n] for n atoms of coords (x, y, z per atom), in float64.
-func ReferenceEncode(w *Weights, coords []float32) (bounded [][fsqDims]float64, codes []int32) {
+func ReferenceEncode(w *Weights, coords []float32) (bounded [][FSQDims]float64, codes []int32) {
 	c := w.Config
 	n := len(coords) / 3
 	h := make([][]float64, n)
@@ -38,7 +38,7 @@ func ReferenceEncode(w *Weights, coords []float32) (bounded [][fsqDims]float64, 
 		}
 		h, res = hf, rf
 	}
-	bounded = make([][fsqDims]float64, n)
+	bounded = make([][FSQDims]float64, n)
 	codes = make([]int32, n)
 	shift := math.Tan(0.5 / 1.4985)
 	for t := 0; t < n; t++ {
@@ -48,7 +48,7 @@ func ReferenceEncode(w *Weights, coords []float32) (bounded [][fsqDims]float64, 
 		}
 		x := refRMSNorm(r, w.NormF)
 		code, mult := 0, 1
-		for q := 0; q < fsqDims; q++ {
+		for q := 0; q < FSQDims; q++ {
 			z := float64(w.FSQB[q])
 			for o := 0; o < c.DModel; o++ {
 				z += float64(w.FSQW[q*c.DModel+o]) * x[o]
@@ -56,7 +56,7 @@ func ReferenceEncode(w *Weights, coords []float32) (bounded [][fsqDims]float64, 
 			b := math.Tanh(z+shift)*1.4985 - 0.5
 			bounded[t][q] = b
 			code += (int(math.RoundToEven(b)) + 2) * mult
-			mult *= fsqLevels
+			mult *= FSQLevels
 		}
 		codes[t] = int32(code)
 	}
@@ -80,7 +80,7 @@ func refRMSNorm(x []float64, w []float32) []float64 {
 		ms += v * v
 	}
 	ms /= float64(len(x))
-	r := 1 / math.Sqrt(ms+normEps)
+	r := 1 / math.Sqrt(ms+NormEps)
 	out := make([]float64, len(x))
 	for i, v := range x {
 		out[i] = v * r * float64(w[i])
@@ -91,7 +91,7 @@ func refRMSNorm(x []float64, w []float32) []float64 {
 func refSiLU(x float64) float64 { return x / (1 + math.Exp(-x)) }
 
 func refSoftplus(x float64) float64 {
-	if x > softplusTh {
+	if x > SoftplusThreshold {
 		return x
 	}
 	return math.Log1p(math.Exp(x))

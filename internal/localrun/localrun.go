@@ -17,6 +17,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
@@ -41,7 +42,8 @@ type Config struct {
 	// Parse reads mmCIF into a reused structure (required for structure
 	// formats; mmcif.ReadInto, see shardfn.Deps.Parse).
 	Parse func(st *structure.Structure, data []byte) error
-	// NewFormat resolves formats (formats.New when nil).
+	// NewFormat resolves formats (inline.New when nil: bio2token-v2
+	// runs its encoder in this process).
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	// Store serves manifests and objects (localblob.Store when nil).
 	Store blob.Store
@@ -90,6 +92,9 @@ var ErrIncomplete = errors.New("run incomplete")
 func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	defer derrors.Wrap(&err, "localrun.Run")
 	start := time.Now()
+	if cfg.NewFormat == nil {
+		cfg.NewFormat = inline.New
+	}
 	if cfg.Spec, err = Normalize(cfg.Spec); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 )
 
 // Runner runs the tokenize job's batches (it satisfies tpujob.Runner) on a
@@ -17,7 +18,7 @@ import (
 // so the used rows compute what they compute in the full-batch program.
 // Compile is a no-op (programs compile on first use).
 type Runner struct {
-	Enc     *b2t.Encoder
+	Enc     *neural.Encoder
 	MaxRows int
 
 	mu    sync.Mutex

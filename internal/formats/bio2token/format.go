@@ -5,9 +5,11 @@
 //
 // The per-row cost is a neural forward pass. In the cloud the shard
 // function only adapts and stages coordinates and the accelerator job
-// (package tpujob) batches them; this Format runs the same encoder inline
-// on the CPU backend so that the local runner produces the same documents
-// end to end.
+// (package tpujob) batches them; this Format runs the same encoder inline,
+// when the process gives it one (New's OpenEncoder: package formats/inline
+// opens bio2token/neural's, on the CPU backend), so that the CLI and the
+// local runner produce the same documents end to end. The package itself
+// links no encoder: the Cloud Functions build it without one.
 package bio2token
 
 import (
@@ -63,64 +65,68 @@ func ParseOptions(kv map[string]string) (Options, error) {
 	return o, nil
 }
 
-// LoadWeights resolves the weights option: a checkpoint file, or
-// "generated:SEED" (full-size generated weights; documents made with them
-// are for tests only).
-func LoadWeights(spec string) (*b2t.Weights, error) {
-	if seed, ok := strings.CutPrefix(spec, "generated:"); ok {
-		n, err := strconv.ParseUint(seed, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s: weights %q: bad seed", Name, spec)
-		}
-		return b2t.RandomWeights(b2t.DefaultConfig(), n)
-	}
-	return b2t.LoadCheckpoint(spec)
+// Encoder tokenizes a batch of adapted structures (inputs[b.Items[r]] in
+// row r) and returns their codes in the order of b.Items:
+// *bio2token/neural.Encoder.
+type Encoder interface {
+	RunBatch(device int, b b2t.Batch, inputs []*b2t.Input) ([][]int32, error)
 }
+
+// OpenEncoder starts the inline encoder of the options' weights and
+// backend (formats/inline.OpenEncoder).
+type OpenEncoder func(Options) (Encoder, error)
 
 // Format generates bio2token-v2 documents with an inline encoder.
 type Format struct {
 	opts   Options
-	enc    *b2t.Encoder
+	enc    Encoder
 	ladder []int
 }
 
-// New loads the weights and starts the encoder on the configured backend.
-// Programs compile lazily, once per length bucket, with one row each (on a
-// CPU, batching buys no throughput and a row pads to at most its bucket).
-// With gs:// weights it loads nothing: such a format adapts (the cloud
-// shard function stages its inputs for the tokenize job), and Generate
-// fails with an error saying so.
-func New(opts Options) (*Format, error) {
+// New returns the format; open starts its inline encoder. Programs
+// compile lazily, once per length bucket, with one row each (on a CPU,
+// batching buys no throughput and a row pads to at most its bucket).
+// With gs:// weights it opens nothing: such a format adapts (the cloud
+// shard function stages its inputs for the tokenize job, which reads the
+// checkpoint), and Generate fails with an error saying so. Other weights
+// need open; without it (the Cloud Functions, which carry no encoder) New
+// fails naming the weights.
+func New(opts Options, open OpenEncoder) (*Format, error) {
+	f := &Format{opts: opts, ladder: b2t.Ladder(opts.Rungs)}
 	if strings.HasPrefix(opts.Weights, "gs://") {
-		return &Format{opts: opts, ladder: b2t.Ladder(opts.Rungs)}, nil
+		return f, nil
 	}
-	w, err := LoadWeights(opts.Weights)
+	if open == nil {
+		return nil, fmt.Errorf("%s: weights %s: this process runs no bio2token encoder (the Cloud Functions only adapt and stage inputs for the tokenize job, which reads the checkpoint from Cloud Storage): give weights=gs://BUCKET/PATH, or run it with the CLI", Name, opts.Weights)
+	}
+	enc, err := open(opts)
 	if err != nil {
 		return nil, err
 	}
-	backend, err := b2t.NewBackend(opts.Backend)
-	if err != nil {
-		return nil, err
-	}
-	enc, err := b2t.NewEncoder(backend, w)
-	if err != nil {
-		return nil, err
-	}
-	return &Format{opts: opts, enc: enc, ladder: b2t.Ladder(opts.Rungs)}, nil
+	f.enc = enc
+	return f, nil
 }
 
-// NewFromOptions is New for the format registry.
+// NewFromOptions is New without an encoder, for the format registry
+// (package formats).
 func NewFromOptions(kv map[string]string) (format.Format, error) {
-	o, err := ParseOptions(kv)
-	if err != nil {
-		return nil, err
-	}
-	return New(o)
+	return Constructor(nil)(kv)
 }
 
-// Encoder is the format's encoder (its compile count shows in tests); nil
-// with gs:// weights.
-func (f *Format) Encoder() *b2t.Encoder { return f.enc }
+// Constructor is the registry's constructor of formats with the encoder
+// open starts.
+func Constructor(open OpenEncoder) func(kv map[string]string) (format.Format, error) {
+	return func(kv map[string]string) (format.Format, error) {
+		o, err := ParseOptions(kv)
+		if err != nil {
+			return nil, err
+		}
+		return New(o, open)
+	}
+}
+
+// Encoder is the format's encoder; nil with gs:// weights.
+func (f *Format) Encoder() Encoder { return f.enc }
 
 func (f *Format) Name() string                   { return Name }
 func (f *Format) Kind() format.InputKind         { return format.FromStructure }

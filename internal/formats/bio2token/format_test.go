@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
@@ -22,11 +23,11 @@ var triple = regexp.MustCompile(`^<p(\d+)> <([A-Z0-9']+)> <bt(\d+)>$`)
 // the reference encoder's code for that atom.
 func TestGenerateRealStructures(t *testing.T) {
 	dir := testcorpus.Dir(t)
-	f, err := New(Options{Weights: "generated:1", Backend: "go", Rungs: b2t.DefaultRungs})
+	f, err := New(Options{Weights: "generated:1", Backend: "go", Rungs: b2t.DefaultRungs}, openNeural)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := LoadWeights("generated:1")
+	w, err := neural.LoadWeights("generated:1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,9 +117,9 @@ func TestOptions(t *testing.T) {
 		{map[string]string{OptWeights: "generated:1", OptBackend: "nosuch"}, true},
 		{map[string]string{OptWeights: "generated:1", OptRungs: "2"}, false},
 	} {
-		_, err := NewFromOptions(tc.kv)
+		_, err := Constructor(openNeural)(tc.kv)
 		if (err != nil) != tc.wantErr {
-			t.Errorf("NewFromOptions(%v): err = %v, want error %v", tc.kv, err, tc.wantErr)
+			t.Errorf("Constructor(openNeural)(%v): err = %v, want error %v", tc.kv, err, tc.wantErr)
 		}
 	}
 }
@@ -137,7 +138,7 @@ func TestRemoteWeightsAdaptOnly(t *testing.T) {
 	if err != nil {
 		t.Fatalf("gs:// weights: %v", err)
 	}
-	local, err := New(Options{Weights: "generated:1", Backend: "go", Rungs: b2t.DefaultRungs})
+	local, err := New(Options{Weights: "generated:1", Backend: "go", Rungs: b2t.DefaultRungs}, openNeural)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,42 @@ func TestRemoteWeightsAdaptOnly(t *testing.T) {
 	if _, err := remote.Generate(in); err == nil || !strings.Contains(err.Error(), "gs://models/bio2token.ckpt") || !strings.Contains(err.Error(), "tokenize job") {
 		t.Errorf("Generate with gs:// weights = %v, want an error naming the weights and the tokenize job", err)
 	}
-	if _, err := NewFromOptions(map[string]string{OptWeights: "/nonexistent/bio2token.ckpt"}); err == nil {
+	if _, err := Constructor(openNeural)(map[string]string{OptWeights: "/nonexistent/bio2token.ckpt"}); err == nil {
 		t.Error("a missing local checkpoint was accepted")
 	}
+}
+
+// TestNoEncoder: without an encoder (the registry's NewFromOptions, which
+// the Cloud Functions use) gs:// weights adapt, and any other weights are
+// refused at New, naming them and the gs:// form, before any row runs.
+func TestNoEncoder(t *testing.T) {
+	for _, tc := range []struct {
+		weights string
+		wantErr bool
+	}{
+		{"gs://models/bio2token.ckpt", false},
+		{"generated:1", true},
+		{"/models/bio2token.ckpt", true},
+	} {
+		f, err := NewFromOptions(map[string]string{OptWeights: tc.weights})
+		if tc.wantErr {
+			if err == nil || !strings.Contains(err.Error(), tc.weights) || !strings.Contains(err.Error(), "weights=gs://") {
+				t.Errorf("NewFromOptions(weights=%s) = %v, want an error naming the weights and weights=gs://", tc.weights, err)
+			}
+			continue
+		}
+		if err != nil || f.(*Format).Encoder() != nil {
+			t.Errorf("NewFromOptions(weights=%s) = %v, %v; want an adapt-only format", tc.weights, f, err)
+		}
+	}
+}
+
+// openNeural is formats/inline.OpenEncoder (which this package's tests
+// cannot import: it imports this package).
+func openNeural(o Options) (Encoder, error) {
+	e, err := neural.Open(o.Weights, o.Backend)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
 }

@@ -6,8 +6,10 @@ import (
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/b2tgolden"
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 )
 
@@ -21,7 +23,7 @@ import (
 // program Generate runs, and checks its codes and their document.
 func TestGoldenCodesAndDocuments(t *testing.T) {
 	files := b2tgolden.Load(t)
-	f, err := fb2t.New(fb2t.Options{Weights: b2tgolden.Checkpoint(t), Backend: "go", Rungs: b2t.DefaultRungs})
+	f, err := fb2t.New(fb2t.Options{Weights: b2tgolden.Checkpoint(t), Backend: "go", Rungs: b2t.DefaultRungs}, inline.OpenEncoder)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func TestGoldenCodesAndDocuments(t *testing.T) {
 			t.Logf("%s: %d atoms, %d with another code than the reference, %d document tokens differ", g.File, n, flips, differ)
 			continue
 		}
-		codes, err := f.Encoder().Encode(in)
+		codes, err := f.Encoder().(*neural.Encoder).Encode(in)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
@@ -43,7 +44,7 @@ func TestLocalRunEndToEnd(t *testing.T) {
 	if _, err := localrun.Run(context.Background(), localrun.Config{Spec: spec, Workers: 1, Parse: mmcif.ReadInto, Retries: -1}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := fb2t.NewFromOptions(opts)
+	f, err := inline.New(fb2t.Name, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

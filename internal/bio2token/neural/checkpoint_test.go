@@ -1,4 +1,4 @@
-package bio2token
+package neural
 
 import (
 	"archive/zip"
@@ -12,13 +12,14 @@ import (
 	"strings"
 	"testing"
 
+	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
-func writeCheckpointFile(t *testing.T, w *Weights, extra map[string][]float32) string {
+func writeCheckpointFile(t *testing.T, w *b2t.Weights, extra map[string][]float32) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteCheckpoint(&buf, w, extra); err != nil {
+	if err := b2t.WriteCheckpoint(&buf, w, extra); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "bio2token.ckpt")
@@ -36,7 +37,7 @@ func goldenCheckpoint(t *testing.T) string {
 }
 
 func TestCheckpointRoundTrip(t *testing.T) {
-	for _, cfg := range []Config{smallConfig, DefaultConfig()} {
+	for _, cfg := range []b2t.Config{smallConfig, b2t.DefaultConfig()} {
 		w := testWeights(t, cfg, 9)
 		path := writeCheckpointFile(t, w, map[string][]float32{"model.decoder.decoder.norm_f.weight": {1, 2, 3}})
 		got, err := LoadCheckpoint(path)
@@ -46,7 +47,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got, w) {
 			t.Errorf("config %+v: loaded weights differ from written ones", cfg)
 		}
-		if cfg == DefaultConfig() && got.NumParams() != 467718 {
+		if cfg == b2t.DefaultConfig() && got.NumParams() != 467718 {
 			t.Errorf("loaded %d parameters, want 467718", got.NumParams())
 		}
 	}
@@ -70,8 +71,8 @@ func TestLoadGoldenCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Config != DefaultConfig() || w.NumParams() != 467718 {
-		t.Errorf("golden checkpoint: config %+v with %d parameters, want %+v with 467718", w.Config, w.NumParams(), DefaultConfig())
+	if w.Config != b2t.DefaultConfig() || w.NumParams() != 467718 {
+		t.Errorf("golden checkpoint: config %+v with %d parameters, want %+v with 467718", w.Config, w.NumParams(), b2t.DefaultConfig())
 	}
 	raw, err := os.ReadFile(filepath.Join("testdata", "golden_ckpt_tensors.json"))
 	if err != nil {
@@ -82,18 +83,18 @@ func TestLoadGoldenCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	mapped := map[string]bool{}
-	for _, p := range w.allParams() {
-		key := CheckpointPrefix + p.name
+	for _, p := range w.AllParams() {
+		key := b2t.CheckpointPrefix + p.Name
 		mapped[key] = true
 		ts, ok := want[key]
 		if !ok {
 			t.Errorf("%s: not in the golden checkpoint", key)
 			continue
 		}
-		if !equalInts(ts.Shape, p.shape) {
-			t.Errorf("%s: shape %v, PyTorch reads %v", key, p.shape, ts.Shape)
+		if !equalInts(ts.Shape, p.Shape) {
+			t.Errorf("%s: shape %v, PyTorch reads %v", key, p.Shape, ts.Shape)
 		}
-		data := *p.data
+		data := *p.Data
 		var sum float64
 		for _, v := range data {
 			sum += float64(v)
@@ -110,7 +111,7 @@ func TestLoadGoldenCheckpoint(t *testing.T) {
 	decoder := 0
 	for key := range want {
 		switch {
-		case strings.HasPrefix(key, DecoderPrefix):
+		case strings.HasPrefix(key, b2t.DecoderPrefix):
 			decoder++
 		case !mapped[key]:
 			t.Errorf("%s: in the golden checkpoint but not mapped", key)
@@ -124,19 +125,19 @@ func TestLoadGoldenCheckpoint(t *testing.T) {
 
 // goldenEntries reads the golden checkpoint's state_dict as contiguous
 // tensors, in file order, for rewriting.
-func goldenEntries(t *testing.T) []tensorEntry {
+func goldenEntries(t *testing.T) []b2t.CheckpointTensor {
 	t.Helper()
 	sd, err := readStateDict(goldenCheckpoint(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([]tensorEntry, len(sd))
+	out := make([]b2t.CheckpointTensor, len(sd))
 	for i, e := range sd {
 		data := make([]float32, numel(e.t.Size))
 		if err := copyTensor(data, e.t); err != nil {
 			t.Fatal(err)
 		}
-		out[i] = tensorEntry{e.key, append([]int(nil), e.t.Size...), data}
+		out[i] = b2t.CheckpointTensor{Key: e.key, Shape: append([]int(nil), e.t.Size...), Data: data}
 	}
 	return out
 }
@@ -146,37 +147,37 @@ func goldenEntries(t *testing.T) []tensorEntry {
 // ErrCheckpointLayout and names the key; decoder changes do not matter.
 func TestCheckpointLayoutErrors(t *testing.T) {
 	base := goldenEntries(t)
-	enc := func(name string) string { return CheckpointPrefix + name }
-	drop := func(key string) func([]tensorEntry) []tensorEntry {
-		return func(es []tensorEntry) []tensorEntry {
-			var out []tensorEntry
+	enc := func(name string) string { return b2t.CheckpointPrefix + name }
+	drop := func(key string) func([]b2t.CheckpointTensor) []b2t.CheckpointTensor {
+		return func(es []b2t.CheckpointTensor) []b2t.CheckpointTensor {
+			var out []b2t.CheckpointTensor
 			for _, e := range es {
-				if e.key != key {
+				if e.Key != key {
 					out = append(out, e)
 				}
 			}
 			return out
 		}
 	}
-	add := func(key string, shape ...int) func([]tensorEntry) []tensorEntry {
-		return func(es []tensorEntry) []tensorEntry {
-			return append(es, tensorEntry{key, shape, make([]float32, numel(shape))})
+	add := func(key string, shape ...int) func([]b2t.CheckpointTensor) []b2t.CheckpointTensor {
+		return func(es []b2t.CheckpointTensor) []b2t.CheckpointTensor {
+			return append(es, b2t.CheckpointTensor{Key: key, Shape: shape, Data: make([]float32, numel(shape))})
 		}
 	}
-	edit := func(key string, f func(*tensorEntry)) func([]tensorEntry) []tensorEntry {
-		return func(es []tensorEntry) []tensorEntry {
+	edit := func(key string, f func(*b2t.CheckpointTensor)) func([]b2t.CheckpointTensor) []b2t.CheckpointTensor {
+		return func(es []b2t.CheckpointTensor) []b2t.CheckpointTensor {
 			for i := range es {
-				if es[i].key == key {
+				if es[i].Key == key {
 					f(&es[i])
 				}
 			}
 			return es
 		}
 	}
-	noDecoder := func(es []tensorEntry) []tensorEntry {
-		var out []tensorEntry
+	noDecoder := func(es []b2t.CheckpointTensor) []b2t.CheckpointTensor {
+		var out []b2t.CheckpointTensor
 		for _, e := range es {
-			if !strings.HasPrefix(e.key, DecoderPrefix) {
+			if !strings.HasPrefix(e.Key, b2t.DecoderPrefix) {
 				out = append(out, e)
 			}
 		}
@@ -184,10 +185,10 @@ func TestCheckpointLayoutErrors(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
-		rewrite func([]tensorEntry) []tensorEntry
+		rewrite func([]b2t.CheckpointTensor) []b2t.CheckpointTensor
 		want    string // "" means the load succeeds
 	}{
-		{"official", func(es []tensorEntry) []tensorEntry { return es }, ""},
+		{"official", func(es []b2t.CheckpointTensor) []b2t.CheckpointTensor { return es }, ""},
 		{"missing mixer D", drop(enc("encoder.layers.2.mixer.D")), "missing " + enc("encoder.layers.2.mixer.D")},
 		{"missing input projection", drop(enc("encoder.input_projection.weight")), "missing " + enc("encoder.input_projection.weight")},
 		{"missing norm_f", drop(enc("encoder.norm_f.weight")), "missing " + enc("encoder.norm_f.weight")},
@@ -196,22 +197,22 @@ func TestCheckpointLayoutErrors(t *testing.T) {
 		{"missing layer 3 norm", drop(enc("encoder.layers.3.norm.weight")), "unexpected encoder keys [" + enc("encoder.layers.3.mixer.A_log")},
 		{"unexpected encoder key", add(enc("encoder.layers.0.mixer.bogus"), 4), enc("encoder.layers.0.mixer.bogus")},
 		{"unexpected top-level key", add("model.ema.encoder.norm_f.weight", 128), "unexpected keys [model.ema.encoder.norm_f.weight]"},
-		{"pre-official layout", edit(enc("encoder.input_projection.weight"), func(e *tensorEntry) { e.key = enc("in_proj.weight") }),
+		{"pre-official layout", edit(enc("encoder.input_projection.weight"), func(e *b2t.CheckpointTensor) { e.Key = enc("in_proj.weight") }),
 			"missing " + enc("encoder.input_projection.weight")},
-		{"x_proj transposed", edit(enc("encoder.layers.1.mixer.x_proj.weight"), func(e *tensorEntry) { e.shape = []int{256, 40} }),
+		{"x_proj transposed", edit(enc("encoder.layers.1.mixer.x_proj.weight"), func(e *b2t.CheckpointTensor) { e.Shape = []int{256, 40} }),
 			enc("encoder.layers.1.mixer.x_proj.weight") + " has shape [256 40], want [40 256]"},
-		{"conv1d without channel axis", edit(enc("encoder.layers.0.mixer.conv1d.weight"), func(e *tensorEntry) { e.shape = []int{256, 4} }),
+		{"conv1d without channel axis", edit(enc("encoder.layers.0.mixer.conv1d.weight"), func(e *b2t.CheckpointTensor) { e.Shape = []int{256, 4} }),
 			enc("encoder.layers.0.mixer.conv1d.weight") + " has shape [256 4]"},
-		{"project_out transposed", edit(enc("quantizer.project_out.weight"), func(e *tensorEntry) { e.shape = []int{6, 128} }),
+		{"project_out transposed", edit(enc("quantizer.project_out.weight"), func(e *b2t.CheckpointTensor) { e.Shape = []int{6, 128} }),
 			enc("quantizer.project_out.weight") + " has shape [6 128], want [128 6]"},
 		{"no decoder", noDecoder, ""},
-		{"odd decoder tensor", add(DecoderPrefix+"decoder.extra", 3, 5), ""},
+		{"odd decoder tensor", add(b2t.DecoderPrefix+"decoder.extra", 3, 5), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			es := make([]tensorEntry, len(base))
+			es := make([]b2t.CheckpointTensor, len(base))
 			copy(es, base)
 			var buf bytes.Buffer
-			if err := writeTensors(&buf, tc.rewrite(es)); err != nil {
+			if err := b2t.WriteTensors(&buf, tc.rewrite(es)); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(t.TempDir(), "rewritten.ckpt")
@@ -228,7 +229,7 @@ func TestCheckpointLayoutErrors(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !errors.Is(err, ErrCheckpointLayout) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+			if err == nil || !errors.Is(err, b2t.ErrCheckpointLayout) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
 				t.Errorf("LoadCheckpoint = %v, want ErrCheckpointLayout naming %q and the file", err, tc.want)
 			}
 		})
@@ -269,4 +270,12 @@ func TestCheckpointErrors(t *testing.T) {
 	if _, err := LoadCheckpoint(filepath.Join(dir, "absent")); err == nil {
 		t.Error("missing file loaded")
 	}
+}
+
+func numel(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package bio2token
+package neural
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	_ "github.com/gomlx/gomlx/backends/simplego" // the "go" CPU backend
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 )
 
 // NewBackend returns the GoMLX backend named by spec: "go" is the pure-Go
@@ -29,37 +31,34 @@ func NewBackend(spec string) (b backends.Backend, err error) {
 	return backends.NewWithConfig(spec)
 }
 
-// Shape is one compiled batch shape: Batch rows of Length atoms.
-type Shape struct{ Batch, Length int }
-
 // Encoder runs the bio2token encoder on a GoMLX backend. It compiles one
 // program per Shape (Compile), and runs batches on any device of the
 // backend. Safe for concurrent use: Run may be called from one goroutine
 // per device, sharing the compiled programs.
 type Encoder struct {
 	backend backends.Backend
-	cfg     Config
+	cfg     b2t.Config
 	params  []*tensors.Tensor
 
 	mu       sync.Mutex
-	programs map[Shape]*graph.Exec
+	programs map[b2t.Shape]*graph.Exec
 	compiles int
 }
 
 // NewEncoder uploads w as the encoder's parameters on backend.
-func NewEncoder(backend backends.Backend, w *Weights) (*Encoder, error) {
-	if err := w.check(); err != nil {
+func NewEncoder(backend backends.Backend, w *b2t.Weights) (*Encoder, error) {
+	if err := w.Check(); err != nil {
 		return nil, err
 	}
-	e := &Encoder{backend: backend, cfg: w.Config, programs: make(map[Shape]*graph.Exec)}
-	for _, p := range w.params() {
-		e.params = append(e.params, tensors.FromFlatDataAndDimensions(*p.data, p.shape...))
+	e := &Encoder{backend: backend, cfg: w.Config, programs: make(map[b2t.Shape]*graph.Exec)}
+	for _, p := range w.Params() {
+		e.params = append(e.params, tensors.FromFlatDataAndDimensions(*p.Data, p.Shape...))
 	}
 	return e, nil
 }
 
 // Config is the encoder's shape configuration.
-func (e *Encoder) Config() Config { return e.cfg }
+func (e *Encoder) Config() b2t.Config { return e.cfg }
 
 // NumDevices is the number of devices of the backend.
 func (e *Encoder) NumDevices() int { return e.backend.NumDevices() }
@@ -74,12 +73,12 @@ func (e *Encoder) Compiles() int {
 // Compile builds and compiles the program for shape s, once: a second call
 // for the same shape is a no-op. Errors are permanent (a graph that cannot
 // be built or compiled).
-func (e *Encoder) Compile(s Shape) error {
+func (e *Encoder) Compile(s b2t.Shape) error {
 	_, err := e.program(s)
 	return err
 }
 
-func (e *Encoder) program(s Shape) (*graph.Exec, error) {
+func (e *Encoder) program(s b2t.Shape) (*graph.Exec, error) {
 	if s.Batch <= 0 || s.Length <= 0 {
 		return nil, fmt.Errorf("bio2token: invalid shape %+v", s)
 	}
@@ -118,7 +117,7 @@ func (e *Encoder) args(coords, lengths *tensors.Tensor) []any {
 // atom count of each row (0 for an empty row). It returns the codes, row
 // major [s.Batch][s.Length]; entries beyond a row's length are meaningless.
 // It compiles s first if needed (counted by Compiles).
-func (e *Encoder) Run(device int, s Shape, coords []float32, lengths []int32) ([]int32, error) {
+func (e *Encoder) Run(device int, s b2t.Shape, coords []float32, lengths []int32) ([]int32, error) {
 	if len(coords) != s.Batch*s.Length*3 || len(lengths) != s.Batch {
 		return nil, fmt.Errorf("bio2token: batch data does not match shape %+v", s)
 	}
@@ -143,7 +142,7 @@ func (e *Encoder) Run(device int, s Shape, coords []float32, lengths []int32) ([
 
 // Encode tokenizes one structure unpadded (its own shape, compiled on
 // first use): one code per atom.
-func (e *Encoder) Encode(in *Input) ([]int32, error) {
+func (e *Encoder) Encode(in *b2t.Input) ([]int32, error) {
 	n := in.NumAtoms()
-	return e.Run(0, Shape{1, n}, in.Coords, []int32{int32(n)})
+	return e.Run(0, b2t.Shape{Batch: 1, Length: n}, in.Coords, []int32{int32(n)})
 }

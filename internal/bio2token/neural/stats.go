@@ -1,4 +1,4 @@
-package bio2token
+package neural
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
+
+	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 )
 
 // GraphCost describes the encoder program of one shape, counted from the
@@ -20,7 +22,7 @@ type GraphCost struct {
 // Cost builds (without compiling) the encoder graph of shape s and counts
 // its nodes and unfused memory traffic: the basis of the accelerator
 // projection in `foldcorpus bench tokenize`.
-func (e *Encoder) Cost(s Shape) (c GraphCost, err error) {
+func (e *Encoder) Cost(s b2t.Shape) (c GraphCost, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("bio2token: Cost(%+v): %v", s, r)

@@ -1,4 +1,4 @@
-package bio2token
+package neural
 
 import (
 	"math"
@@ -8,10 +8,12 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 )
 
 // smallConfig keeps most tests fast; the full-size model is checked once.
-var smallConfig = Config{DModel: 16, DInner: 32, DState: 4, DTRank: 2, DConv: 4, Layers: 2}
+var smallConfig = b2t.Config{DModel: 16, DInner: 32, DState: 4, DTRank: 2, DConv: 4, Layers: 2}
 
 func testBackend(t *testing.T) backends.Backend {
 	t.Helper()
@@ -22,9 +24,9 @@ func testBackend(t *testing.T) backends.Backend {
 	return b
 }
 
-func testWeights(t *testing.T, c Config, seed uint64) *Weights {
+func testWeights(t *testing.T, c b2t.Config, seed uint64) *b2t.Weights {
 	t.Helper()
-	w, err := RandomWeights(c, seed)
+	w, err := b2t.RandomWeights(c, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func randomCoords(seed uint64, n int) []float32 {
 }
 
 // runBounded runs the encoder up to the FSQ bound on one batch: [B*L*6].
-func runBounded(t *testing.T, e *Encoder, s Shape, coords []float32, lengths []int32) []float32 {
+func runBounded(t *testing.T, e *Encoder, s b2t.Shape, coords []float32, lengths []int32) []float32 {
 	t.Helper()
 	cfg := e.cfg
 	ex, err := graph.NewExec(e.backend, func(in []*graph.Node) *graph.Node { return encodeBounded(cfg, in) })
@@ -67,10 +69,10 @@ func runBounded(t *testing.T, e *Encoder, s Shape, coords []float32, lengths []i
 
 func TestNumParams(t *testing.T) {
 	for _, tc := range []struct {
-		cfg  Config
+		cfg  b2t.Config
 		want int
 	}{
-		{DefaultConfig(), 467718},
+		{b2t.DefaultConfig(), 467718},
 		{smallConfig, 3*16 + 2*(16+2*32*16+32*4+32+(2+8)*32+32*2+32+32*4+32+16*32) + 16 + 6*16 + 6},
 	} {
 		w := testWeights(t, tc.cfg, 1)
@@ -140,11 +142,11 @@ func TestEncoderMatchesReference(t *testing.T) {
 	backend := testBackend(t)
 	for _, tc := range []struct {
 		name string
-		cfg  Config
+		cfg  b2t.Config
 		n    int
 	}{
 		{"small", smallConfig, 57},
-		{"full-size", DefaultConfig(), 12},
+		{"full-size", b2t.DefaultConfig(), 12},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := testWeights(t, tc.cfg, 3)
@@ -153,22 +155,22 @@ func TestEncoderMatchesReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			coords := randomCoords(11, tc.n)
-			s := Shape{1, tc.n}
+			s := b2t.Shape{Batch: 1, Length: tc.n}
 			gotB := runBounded(t, e, s, coords, []int32{int32(tc.n)})
 			gotC, err := e.Run(0, s, coords, []int32{int32(tc.n)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantB, wantC := ReferenceEncode(w, coords)
+			wantB, wantC := b2t.ReferenceEncode(w, coords)
 			distinct := map[int32]bool{}
 			worst := 0.0
 			for i := 0; i < tc.n; i++ {
 				nearTie := false
-				for q := 0; q < fsqDims; q++ {
-					d := math.Abs(float64(gotB[i*fsqDims+q]) - wantB[i][q])
+				for q := 0; q < b2t.FSQDims; q++ {
+					d := math.Abs(float64(gotB[i*b2t.FSQDims+q]) - wantB[i][q])
 					worst = max(worst, d)
 					if d > 2e-5 {
-						t.Errorf("atom %d dim %d: bounded %v, reference %v", i, q, gotB[i*fsqDims+q], wantB[i][q])
+						t.Errorf("atom %d dim %d: bounded %v, reference %v", i, q, gotB[i*b2t.FSQDims+q], wantB[i][q])
 					}
 					if f := wantB[i][q] - math.Floor(wantB[i][q]); math.Abs(f-0.5) < 1e-4 {
 						nearTie = true
@@ -195,20 +197,20 @@ func TestPaddedBatchEqualsSingle(t *testing.T) {
 	backend := testBackend(t)
 	for _, tc := range []struct {
 		name    string
-		cfg     Config
+		cfg     b2t.Config
 		lengths []int
 		padTo   int
 	}{
 		{"small", smallConfig, []int{5, 33, 1, 17}, 40},
 		{"small-long", smallConfig, []int{300, 129}, 512},
-		{"full-size", DefaultConfig(), []int{9, 3}, 16},
+		{"full-size", b2t.DefaultConfig(), []int{9, 3}, 16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, err := NewEncoder(backend, testWeights(t, tc.cfg, 5))
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := Shape{len(tc.lengths) + 1, tc.padTo} // last row empty
+			s := b2t.Shape{Batch: len(tc.lengths) + 1, Length: tc.padTo} // last row empty
 			batch := make([]float32, s.Batch*s.Length*3)
 			lengths := make([]int32, s.Batch)
 			singles := make([][]float32, len(tc.lengths))
@@ -223,7 +225,7 @@ func TestPaddedBatchEqualsSingle(t *testing.T) {
 				t.Fatal(err)
 			}
 			for r, n := range tc.lengths {
-				one := Shape{1, n}
+				one := b2t.Shape{Batch: 1, Length: n}
 				singleB := runBounded(t, e, one, singles[r], []int32{int32(n)})
 				singleC, err := e.Run(0, one, singles[r], []int32{int32(n)})
 				if err != nil {
@@ -233,8 +235,8 @@ func TestPaddedBatchEqualsSingle(t *testing.T) {
 					if batchC[r*s.Length+i] != singleC[i] {
 						t.Errorf("row %d atom %d: batched code %d, single %d", r, i, batchC[r*s.Length+i], singleC[i])
 					}
-					for q := 0; q < fsqDims; q++ {
-						bv, sv := batchB[(r*s.Length+i)*fsqDims+q], singleB[i*fsqDims+q]
+					for q := 0; q < b2t.FSQDims; q++ {
+						bv, sv := batchB[(r*s.Length+i)*b2t.FSQDims+q], singleB[i*b2t.FSQDims+q]
 						if math.Float32bits(bv) != math.Float32bits(sv) {
 							t.Errorf("row %d atom %d dim %d: batched %v, single %v (not bit-identical)", r, i, q, bv, sv)
 						}
@@ -250,18 +252,18 @@ func TestCompileOncePerShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []Shape{{2, 8}, {2, 8}, {1, 16}, {2, 8}} {
+	for _, s := range []b2t.Shape{{Batch: 2, Length: 8}, {Batch: 2, Length: 8}, {Batch: 1, Length: 16}, {Batch: 2, Length: 8}} {
 		if err := e.Compile(s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.Run(0, Shape{1, 16}, make([]float32, 48), []int32{16}); err != nil {
+	if _, err := e.Run(0, b2t.Shape{Batch: 1, Length: 16}, make([]float32, 48), []int32{16}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.Compiles(); got != 2 {
 		t.Errorf("Compiles() = %d after compiling 2 distinct shapes, want 2", got)
 	}
-	if _, err := e.Run(0, Shape{1, 16}, make([]float32, 48), []int32{17}); err == nil {
+	if _, err := e.Run(0, b2t.Shape{Batch: 1, Length: 16}, make([]float32, 48), []int32{17}); err == nil {
 		t.Error("Run accepted a row length beyond the shape")
 	}
 }

@@ -1,11 +1,13 @@
 //lint:file-ignore ST1001 the graph DSL (Add, Mul, Exp, ...) reads best unqualified, as in GoMLX examples
 
-package bio2token
+package neural
 
 import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
+
+	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 )
 
 // This file builds the encoder as a GoMLX graph. Inputs: coords [B,L,3]
@@ -24,11 +26,11 @@ import (
 // compute exactly the same floating-point operations as an unpadded run.
 
 // encodeGraph builds the whole encoder.
-func encodeGraph(cfg Config, inputs []*Node) *Node { return fsqCodes(encodeBounded(cfg, inputs)) }
+func encodeGraph(cfg b2t.Config, inputs []*Node) *Node { return fsqCodes(encodeBounded(cfg, inputs)) }
 
 // encodeBounded builds the encoder up to the FSQ bound (before rounding):
 // [B,L,6] float32.
-func encodeBounded(cfg Config, inputs []*Node) *Node {
+func encodeBounded(cfg b2t.Config, inputs []*Node) *Node {
 	coords, lengths, ps := inputs[0], inputs[1], inputs[2:]
 	next := func() *Node { p := ps[0]; ps = ps[1:]; return p }
 	dims := coords.Shape().Dimensions
@@ -67,7 +69,7 @@ type blockWeights struct {
 }
 
 // block is one pre-norm Mamba-1 block; it returns (mixer output, residual).
-func block(cfg Config, w blockWeights, h, res *Node, mask *Node) (*Node, *Node) {
+func block(cfg b2t.Config, w blockWeights, h, res *Node, mask *Node) (*Node, *Node) {
 	if res == nil {
 		res = h
 	} else {
@@ -156,7 +158,7 @@ func causalConv(x, w, bias *Node, k int) *Node {
 // the official tan shift.
 func fsqBound(z *Node) *Node {
 	g := z.Graph()
-	return Sub(Mul(Tanh(AddScalar(z, float64(fsqShift))), Scalar(g, dtypes.Float32, fsqHalfL)), Scalar(g, dtypes.Float32, fsqOffset))
+	return Sub(Mul(Tanh(AddScalar(z, float64(b2t.FSQShift))), Scalar(g, dtypes.Float32, b2t.FSQHalfL)), Scalar(g, dtypes.Float32, b2t.FSQOffset))
 }
 
 // fsqCodes rounds the bounded values [B,L,6] half to even and packs the
@@ -164,11 +166,11 @@ func fsqBound(z *Node) *Node {
 func fsqCodes(bounded *Node) *Node {
 	g := bounded.Graph()
 	q := roundHalfEven(bounded)
-	weights := make([]float32, fsqDims)
-	for i, m := 0, float32(1); i < fsqDims; i, m = i+1, m*fsqLevels {
+	weights := make([]float32, b2t.FSQDims)
+	for i, m := 0, float32(1); i < b2t.FSQDims; i, m = i+1, m*b2t.FSQLevels {
 		weights[i] = m
 	}
-	qs := AddScalar(q, fsqLevels/2)
+	qs := AddScalar(q, b2t.FSQLevels/2)
 	code := ReduceSum(Mul(qs, bc(Const(g, weights), qs)), -1)
 	return ConvertDType(code, dtypes.Int32)
 }
@@ -192,7 +194,7 @@ func linear(x, w *Node) *Node {
 // rmsNorm is x / sqrt(mean(x²) + eps) * w over the last axis.
 func rmsNorm(x, w *Node) *Node {
 	ms := ReduceAndKeep(Square(x), ReduceMean, -1)
-	xn := Div(x, BroadcastToDims(Sqrt(AddScalar(ms, normEps)), x.Shape().Dimensions...))
+	xn := Div(x, BroadcastToDims(Sqrt(AddScalar(ms, b2t.NormEps)), x.Shape().Dimensions...))
 	return Mul(xn, bc(w, xn))
 }
 
@@ -200,7 +202,7 @@ func silu(x *Node) *Node { return Mul(x, Sigmoid(x)) }
 
 // softplus is torch's: log1p(exp(x)), or x above the threshold 20.
 func softplus(x *Node) *Node {
-	big := GreaterThan(x, Scalar(x.Graph(), x.DType(), softplusTh))
+	big := GreaterThan(x, Scalar(x.Graph(), x.DType(), b2t.SoftplusThreshold))
 	safe := Where(big, ZerosLike(x), x)
 	return Where(big, x, Log1p(Exp(safe)))
 }

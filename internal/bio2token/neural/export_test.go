@@ -1,4 +1,4 @@
-package bio2token
+package neural
 
 import "github.com/nlpodyssey/gopickle/pytorch"
 

@@ -1,7 +1,6 @@
-package bio2token
+package neural
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -9,37 +8,9 @@ import (
 
 	"github.com/nlpodyssey/gopickle/pytorch"
 	"github.com/nlpodyssey/gopickle/types"
+
+	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 )
-
-// CheckpointPrefix is the state_dict prefix of the encoder side of the
-// official bio2token PyTorch Lightning checkpoint (the LightningModule's
-// "model" attribute, whose "encoder" holds the Mamba stack and the FSQ
-// quantizer). Below it the layout is the reference module tree's (MarinFold
-// exp40 model.Encoder, which loads the official file with strict=True):
-//
-//	encoder.input_projection.weight            [128, 3]
-//	encoder.layers.N.norm.weight               [128]
-//	encoder.layers.N.mixer.in_proj.weight      [512, 128]
-//	encoder.layers.N.mixer.conv1d.{weight [256,1,4], bias [256]}
-//	encoder.layers.N.mixer.x_proj.weight       [40, 256]
-//	encoder.layers.N.mixer.dt_proj.{weight [256,8], bias [256]}
-//	encoder.layers.N.mixer.{A_log [256,16], D [256]}
-//	encoder.layers.N.mixer.out_proj.weight     [128, 256]
-//	encoder.norm_f.weight                      [128]
-//	quantizer.project_in.{weight [6,128], bias [6]}
-//	quantizer.project_out.{weight [128,6], bias [128]}  (not used to tokenize)
-//
-// The full list is Weights.allParams.
-const CheckpointPrefix = "model.encoder."
-
-// DecoderPrefix is the state_dict prefix of the decoder, which tokenizing
-// does not need: the loader skips it.
-const DecoderPrefix = "model.decoder."
-
-// ErrCheckpointLayout classifies a checkpoint whose state_dict is not the
-// official layout: a missing, unexpected or misshapen tensor. The error
-// names the key.
-var ErrCheckpointLayout = errors.New("checkpoint layout")
 
 // LoadCheckpoint reads the encoder weights from a PyTorch (Lightning)
 // checkpoint: a zip archive holding data.pkl (a pickled dict whose
@@ -49,7 +20,7 @@ var ErrCheckpointLayout = errors.New("checkpoint layout")
 // inferred from the shapes. A missing or unexpected key, a wrong shape or a
 // non-float storage is an error naming the key (ErrCheckpointLayout for the
 // first three). It reads the file only.
-func LoadCheckpoint(path string) (*Weights, error) {
+func LoadCheckpoint(path string) (*b2t.Weights, error) {
 	sd, err := readStateDict(path)
 	if err != nil {
 		return nil, fmt.Errorf("bio2token: LoadCheckpoint(%s): %w", path, err)
@@ -58,16 +29,16 @@ func LoadCheckpoint(path string) (*Weights, error) {
 	var unexpected []string
 	for _, e := range sd {
 		switch {
-		case strings.HasPrefix(e.key, DecoderPrefix):
-		case strings.HasPrefix(e.key, CheckpointPrefix):
-			found[strings.TrimPrefix(e.key, CheckpointPrefix)] = e.t
+		case strings.HasPrefix(e.key, b2t.DecoderPrefix):
+		case strings.HasPrefix(e.key, b2t.CheckpointPrefix):
+			found[strings.TrimPrefix(e.key, b2t.CheckpointPrefix)] = e.t
 		default:
 			unexpected = append(unexpected, e.key)
 		}
 	}
 	if len(unexpected) > 0 {
 		return nil, fmt.Errorf("bio2token: LoadCheckpoint(%s): %w: unexpected keys %v (outside %s and %s)",
-			path, ErrCheckpointLayout, unexpected, CheckpointPrefix, DecoderPrefix)
+			path, b2t.ErrCheckpointLayout, unexpected, b2t.CheckpointPrefix, b2t.DecoderPrefix)
 	}
 	w, err := weightsFromTensors(found)
 	if err != nil {
@@ -129,18 +100,18 @@ func readStateDict(path string) ([]stateEntry, error) {
 	return out, nil
 }
 
-func weightsFromTensors(found map[string]*pytorch.Tensor) (*Weights, error) {
+func weightsFromTensors(found map[string]*pytorch.Tensor) (*b2t.Weights, error) {
 	dim := func(key string, axis int) (int, error) {
 		t, ok := found[key]
 		if !ok {
-			return 0, fmt.Errorf("%w: missing %s%s", ErrCheckpointLayout, CheckpointPrefix, key)
+			return 0, fmt.Errorf("%w: missing %s%s", b2t.ErrCheckpointLayout, b2t.CheckpointPrefix, key)
 		}
 		if axis >= len(t.Size) {
-			return 0, fmt.Errorf("%w: %s%s has shape %v", ErrCheckpointLayout, CheckpointPrefix, key, t.Size)
+			return 0, fmt.Errorf("%w: %s%s has shape %v", b2t.ErrCheckpointLayout, b2t.CheckpointPrefix, key, t.Size)
 		}
 		return t.Size[axis], nil
 	}
-	var c Config
+	var c b2t.Config
 	var err error
 	get := func(dst *int, key string, axis int) {
 		if err == nil {
@@ -163,32 +134,32 @@ func weightsFromTensors(found map[string]*pytorch.Tensor) (*Weights, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	w := newWeights(c)
+	w := b2t.NewWeights(c)
 	used := map[string]bool{}
-	for _, p := range w.allParams() {
-		t, ok := found[p.name]
+	for _, p := range w.AllParams() {
+		t, ok := found[p.Name]
 		if !ok {
-			return nil, fmt.Errorf("%w: missing %s%s", ErrCheckpointLayout, CheckpointPrefix, p.name)
+			return nil, fmt.Errorf("%w: missing %s%s", b2t.ErrCheckpointLayout, b2t.CheckpointPrefix, p.Name)
 		}
-		used[p.name] = true
-		if !equalInts(t.Size, p.shape) {
-			return nil, fmt.Errorf("%w: %s%s has shape %v, want %v", ErrCheckpointLayout, CheckpointPrefix, p.name, t.Size, p.shape)
+		used[p.Name] = true
+		if !equalInts(t.Size, p.Shape) {
+			return nil, fmt.Errorf("%w: %s%s has shape %v, want %v", b2t.ErrCheckpointLayout, b2t.CheckpointPrefix, p.Name, t.Size, p.Shape)
 		}
-		if err := copyTensor(*p.data, t); err != nil {
-			return nil, fmt.Errorf("%s%s: %w", CheckpointPrefix, p.name, err)
+		if err := copyTensor(*p.Data, t); err != nil {
+			return nil, fmt.Errorf("%s%s: %w", b2t.CheckpointPrefix, p.Name, err)
 		}
 	}
 	var extra []string
 	for k := range found {
 		if !used[k] {
-			extra = append(extra, CheckpointPrefix+k)
+			extra = append(extra, b2t.CheckpointPrefix+k)
 		}
 	}
 	if len(extra) > 0 {
 		sort.Strings(extra)
-		return nil, fmt.Errorf("%w: unexpected encoder keys %v", ErrCheckpointLayout, extra)
+		return nil, fmt.Errorf("%w: unexpected encoder keys %v", b2t.ErrCheckpointLayout, extra)
 	}
-	return w, w.check()
+	return w, w.Check()
 }
 
 func equalInts(a, b []int) bool {

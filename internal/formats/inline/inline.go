@@ -1,0 +1,32 @@
+// Package inline resolves formats as package formats does, with the
+// bio2token-v2 encoder (bio2token/neural: GoMLX, and gopickle for the
+// checkpoint) running in this process. The processes that generate
+// bio2token documents themselves use it: the CLI and the local runner.
+// The Cloud Functions use package formats, which links no encoder.
+package inline
+
+import (
+	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats"
+	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+)
+
+// New returns the named format configured by opts (formats.New), with
+// bio2token-v2's encoder opened by OpenEncoder.
+func New(name string, opts map[string]string) (format.Format, error) {
+	if name == fb2t.Name {
+		return fb2t.Constructor(OpenEncoder)(opts)
+	}
+	return formats.New(name, opts)
+}
+
+// OpenEncoder loads o's weights (a checkpoint file or generated:SEED) and
+// starts the encoder on o's backend.
+func OpenEncoder(o fb2t.Options) (fb2t.Encoder, error) {
+	e, err := neural.Open(o.Weights, o.Backend)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
