@@ -273,19 +273,23 @@ func appendJSONString(dst []byte, s string) []byte {
 }
 
 // plainPrefix is the length of s's leading run of bytes a JSON string
-// carries as they are: 0x20..0x7f except '"' and '\\'. It tests eight
-// bytes at a time in a word ("has a byte less than n": exact as a test,
-// though not as to where), then the rest one by one.
+// carries as they are: 0x20..0x7f except '"' and '\\'. It tests sixteen
+// bytes at a time in two words: a byte b < 0x80 sets the high bit of
+// b - 0x20 when b < 0x20, and of (b ^ '"') - 1 when b == '"'; a borrow
+// into the next byte starts at such a byte, so the test is exact (though
+// not as to where). The rest goes byte by byte.
 func plainPrefix(s string) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		b := s[i : i+8]
+	for ; i+16 <= len(s); i += 16 {
+		b := s[i : i+16]
 		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		q, bs := w^(ones*'"'), w^(ones*'\\')
-		// A byte >= 0x80, < 0x20, == '"' or == '\\' (a zero byte of q or bs).
-		if w&highs|(w-ones*0x20)&^w&highs|(q-ones)&^q&highs|(bs-ones)&^bs&highs != 0 {
+		v := uint64(b[8]) | uint64(b[9])<<8 | uint64(b[10])<<16 | uint64(b[11])<<24 |
+			uint64(b[12])<<32 | uint64(b[13])<<40 | uint64(b[14])<<48 | uint64(b[15])<<56
+		if (w|v|(w-ones*0x20)|(v-ones*0x20)|
+			(w^(ones*'"')-ones)|(v^(ones*'"')-ones)|
+			(w^(ones*'\\')-ones)|(v^(ones*'\\')-ones))&highs != 0 {
 			break
 		}
 	}

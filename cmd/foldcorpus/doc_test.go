@@ -134,8 +134,8 @@ func TestDocFileChangedWhileMapped(t *testing.T) {
 
 // TestAppendDocLineMatchesEncodingJSON: the hand-written line gives the
 // bytes json.Encoder (HTML escaping off) gives, for every field present or
-// omitted and every kind of byte, each byte value at each place in an
-// 8-byte word of the fast path.
+// omitted and every kind of byte, each byte value at each place of the
+// fast path's 16-byte step.
 func TestAppendDocLineMatchesEncodingJSON(t *testing.T) {
 	docs := []string{
 		"",
@@ -147,10 +147,23 @@ func TestAppendDocLineMatchesEncodingJSON(t *testing.T) {
 		"line sep \u2028 para sep \u2029",
 	}
 	for c := range 256 {
-		for off := range 10 {
-			b := []byte("<abc> <defgh> <ij>")
+		for off := range 18 {
+			b := []byte("<abc> <defgh> <ij> <k>")
 			b[off] = byte(c)
 			docs = append(docs, string(b))
+		}
+	}
+	// Two bytes of the word test's edge values at every pair of places.
+	edges := []byte{0x00, 0x1f, 0x20, 0x21, '"', 0x23, 0x5b, '\\', 0x5d, 0x7f, 0x80, 0xa2, 0xff}
+	for _, c := range edges {
+		for _, d := range edges {
+			for i := range 16 {
+				for j := i + 1; j < 17; j++ {
+					b := []byte("<abc> <defgh> <ij> <k>")
+					b[i], b[j] = c, d
+					docs = append(docs, string(b))
+				}
+			}
 		}
 	}
 	lines := []docLine{
