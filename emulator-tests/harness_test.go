@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -18,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -323,7 +321,8 @@ func (s *stack) cli(args ...string) (string, int) {
 	return string(out), code
 }
 
-// fnProc is one function served by the deploy binary.
+// fnProc is one function served by the deploy binary
+// (emulators.Function), which can be killed and started again on its port.
 type fnProc struct {
 	t      *testing.T
 	bin    string
@@ -331,7 +330,7 @@ type fnProc struct {
 	target string
 	port   int
 	mu     sync.Mutex
-	cmd    *exec.Cmd
+	fn     *emulators.Function
 	log    *lockedBuffer
 }
 
@@ -339,53 +338,32 @@ type fnProc struct {
 // on port (a free one when 0) and waits until it accepts connections.
 func startFn(t *testing.T, bin string, env []string, target string, port int) *fnProc {
 	t.Helper()
-	if port == 0 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port = l.Addr().(*net.TCPAddr).Port
-		l.Close()
-	}
 	p := &fnProc{t: t, bin: bin, env: env, target: target, port: port, log: &lockedBuffer{}}
 	p.start()
 	t.Cleanup(p.kill)
 	return p
 }
 
+// start starts a new instance on p's port (a free one the first time
+// when p.port is 0).
 func (p *fnProc) start() {
 	p.t.Helper()
-	cmd := exec.Command(p.bin)
-	cmd.Env = append(append([]string(nil), p.env...), fmt.Sprintf("PORT=%d", p.port))
-	if p.target != "" {
-		cmd.Env = append(cmd.Env, "FUNCTION_TARGET="+p.target)
-	}
-	cmd.Stdout, cmd.Stderr = p.log, p.log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		p.t.Fatal(err)
+	fn, err := emulators.StartFunction(context.Background(), p.bin, p.env, p.target, p.port, p.log)
+	if err != nil {
+		p.t.Fatalf("%v:\n%s", err, p.log)
 	}
 	p.mu.Lock()
-	p.cmd = cmd
+	p.fn, p.port = fn, fn.Port
 	p.mu.Unlock()
-	go cmd.Wait()
-	for i := 0; i < 200; i++ {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", p.port)); err == nil {
-			c.Close()
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	p.t.Fatalf("%s did not start listening on %d:\n%s", p.target, p.port, p.log)
 }
 
 // kill sends SIGKILL to the process (as a crashed instance).
 func (p *fnProc) kill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cmd != nil && p.cmd.Process != nil {
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		p.cmd = nil
+	if p.fn != nil {
+		p.fn.Stop()
+		p.fn = nil
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"os"
 	"sort"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -138,19 +137,9 @@ func TestLoad(t *testing.T) {
 // where /proc cannot tell.
 func (p *fnProc) peakRSS() string {
 	p.mu.Lock()
-	cmd := p.cmd
-	p.mu.Unlock()
-	if cmd == nil || cmd.Process == nil {
+	defer p.mu.Unlock()
+	if p.fn == nil {
 		return "?"
 	}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
-	if err != nil {
-		return "?"
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "?"
+	return p.fn.PeakRSS()
 }

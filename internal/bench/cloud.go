@@ -7,13 +7,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -71,7 +68,7 @@ func Cloud(ctx context.Context, args []string) error {
 			return err
 		}
 		defer e.Stop()
-		os.Setenv(map[emulators.Kind]string{emulators.Firestore: "FIRESTORE_EMULATOR_HOST", emulators.PubSub: "PUBSUB_EMULATOR_HOST"}[k], e.Host)
+		os.Setenv(k.HostEnv(), e.Host)
 	}
 	const project, events, shardTopic, dead = "bench-cloud", "gcs-events", "shards", "shards-dead"
 	ps, err := pubsub.NewClient(ctx, project)
@@ -107,19 +104,21 @@ func Cloud(ctx context.Context, args []string) error {
 	env := append(os.Environ(), "FOLDCORPUS_PROJECT="+project, "GOOGLE_CLOUD_PROJECT="+project, "FOLDCORPUS_REGION=us-central1",
 		"FOLDCORPUS_INPUT_BUCKETS=manifests,structures", "FOLDCORPUS_OUTPUT_PREFIX=gs://out/corpus", "FOLDCORPUS_SHARD_TOPIC="+shardTopic,
 		"FOLDCORPUS_ROW_GROUPS_PER_SHARD=1", "FOLDCORPUS_FETCH_CONCURRENCY=20", "STORAGE_EMULATOR_HOST="+strings.TrimPrefix(f.URL, "http://"))
-	procs := map[string]*benchProc{}
+	procs := map[string]*emulators.Function{}
+	logs := map[string]*syncBuffer{}
 	for _, target := range []string{"Planner", "ShardFn", "DeadLetter"} {
-		p, err := startBenchProc(ctx, bin, env, target)
+		logs[target] = &syncBuffer{}
+		p, err := emulators.StartFunction(ctx, bin, env, target, 0, logs[target])
 		if err != nil {
-			return err
+			return fmt.Errorf("%w\n%s", err, logs[target])
 		}
-		defer p.stop()
+		defer p.Stop()
 		procs[target] = p
 	}
 	for _, s := range []struct{ id, topic, fn string }{{"planner-push", events, "Planner"}, {"shards-push", shardTopic, "ShardFn"}, {"dead-push", dead, "DeadLetter"}} {
 		sub := &pubsubpb.Subscription{Name: "projects/" + project + "/subscriptions/" + s.id, Topic: topic(s.topic), AckDeadlineSeconds: 600,
 			RetryPolicy: &pubsubpb.RetryPolicy{MinimumBackoff: durationpb.New(time.Second), MaximumBackoff: durationpb.New(2 * time.Second)},
-			PushConfig:  &pubsubpb.PushConfig{PushEndpoint: procs[s.fn].url + "/projects/" + project + "/topics/" + s.topic}}
+			PushConfig:  &pubsubpb.PushConfig{PushEndpoint: procs[s.fn].PushURL(project, s.topic)}}
 		if s.topic == shardTopic {
 			sub.DeadLetterPolicy = &pubsubpb.DeadLetterPolicy{DeadLetterTopic: topic(dead), MaxDeliveryAttempts: 100}
 		}
@@ -178,7 +177,7 @@ func Cloud(ctx context.Context, args []string) error {
 	wall := time.Since(start)
 	peak := map[string]string{}
 	for name, p := range procs {
-		peak[name] = p.peakRSS()
+		peak[name] = p.PeakRSS()
 	}
 
 	shardList, err := led.Shards(ctx, runID)
@@ -213,7 +212,7 @@ func Cloud(ctx context.Context, args []string) error {
 		PublishMS float64 `json:"publish_ms"`
 		RecordMS  float64 `json:"record_ms"`
 	}
-	for _, line := range strings.Split(procs["Planner"].log.String(), "\n") {
+	for _, line := range strings.Split(logs["Planner"].String(), "\n") {
 		if strings.Contains(line, `"message":"run planned"`) {
 			json.Unmarshal([]byte(line), &plan)
 		}
@@ -236,56 +235,6 @@ func put(ctx context.Context, sc *storage.Client, bucket, name string, data []by
 		return err
 	}
 	return w.Close()
-}
-
-// benchProc is one function target served by the deployed binary.
-type benchProc struct {
-	cmd *exec.Cmd
-	url string
-	log *syncBuffer
-}
-
-func startBenchProc(ctx context.Context, bin string, env []string, target string) (*benchProc, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	p := &benchProc{cmd: exec.Command(bin), url: fmt.Sprintf("http://127.0.0.1:%d", port), log: &syncBuffer{}}
-	p.cmd.Env = append(append([]string(nil), env...), "FUNCTION_TARGET="+target, fmt.Sprintf("PORT=%d", port))
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := p.cmd.Start(); err != nil {
-		return nil, err
-	}
-	for t0 := time.Now(); time.Since(t0) < 30*time.Second; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			c.Close()
-			return p, nil
-		}
-	}
-	p.stop()
-	return nil, fmt.Errorf("%s did not listen within 30 s:\n%s", target, p.log)
-}
-
-func (p *benchProc) stop() {
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	_ = p.cmd.Wait()
-}
-
-// peakRSS is the process's peak resident memory (VmHWM), "?" if unknown.
-func (p *benchProc) peakRSS() string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-	if err != nil {
-		return "?"
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "?"
 }
 
 type syncBuffer struct {

@@ -143,7 +143,7 @@ func Function(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("  links %d packages (go list -deps with the deployed build environment); never called but linked: %s\n", len(deps), orNone(buildpack.UnwantedIn(deps)))
+		fmt.Printf("  links %d packages (go list -deps with the deployed build environment); never called but linked: %s\n", len(deps), orNone(byPrefix(buildpack.UnwantedIn(deps))))
 	}
 	info, err := buildinfo.ReadFile(variants[0].bin)
 	if err != nil {
@@ -164,6 +164,24 @@ func Function(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// byPrefix counts packages by their buildpack.Unwanted prefix: "PREFIX
+// (N packages)".
+func byPrefix(pkgs []string) []string {
+	var out []string
+	for _, u := range buildpack.Unwanted {
+		n := 0
+		for _, p := range pkgs {
+			if strings.HasPrefix(p, u) {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("%s (%d packages)", strings.TrimSuffix(u, "/"), n))
+		}
+	}
+	return out
 }
 
 func orNone(xs []string) string {
@@ -248,7 +266,7 @@ func coldStart(ctx context.Context, bin, target string) (secs float64, mem resid
 
 // residentMiB is a process's resident set, its anonymous part and its
 // file-backed part (the executable's own pages, mapped as they are
-// touched; shared memory is the rest).
+// touched: RssFile, or RssShmem for a binary on tmpfs).
 type residentMiB struct{ rss, anon, file float64 }
 
 // processRSS reads pid's resident set now (-1 where unknown).
@@ -269,8 +287,8 @@ func processRSS(pid int) residentMiB {
 			m.rss = kb / 1024
 		case "RssAnon":
 			m.anon = kb / 1024
-		case "RssFile":
-			m.file = kb / 1024
+		case "RssFile", "RssShmem":
+			m.file = max(m.file, 0) + kb/1024
 		}
 	}
 	return m

@@ -39,6 +39,18 @@ const (
 	PubSub    Kind = "pubsub"
 )
 
+// HostEnv is the environment variable the Google client libraries read
+// the emulator's HOST:PORT from.
+func (k Kind) HostEnv() string {
+	switch k {
+	case Firestore:
+		return "FIRESTORE_EMULATOR_HOST"
+	case PubSub:
+		return "PUBSUB_EMULATOR_HOST"
+	}
+	return ""
+}
+
 // Default jar locations (Debian packages google-cloud-cli-*-emulator).
 var (
 	FirestoreJar  = "/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/cloud-firestore-emulator.jar"

@@ -56,12 +56,7 @@ func RunMain(m *testing.M, kinds ...Kind) int {
 			return 1
 		}
 		started = append(started, e)
-		switch k {
-		case Firestore:
-			os.Setenv("FIRESTORE_EMULATOR_HOST", e.Host)
-		case PubSub:
-			os.Setenv("PUBSUB_EMULATOR_HOST", e.Host)
-		}
+		os.Setenv(k.HostEnv(), e.Host)
 	}
 	return m.Run()
 }
