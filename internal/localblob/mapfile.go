@@ -40,7 +40,10 @@ const MinMapSize = 512 << 10
 //     recovered here); fn's own state may then be half-updated, and the
 //     caller must reset what fn was filling. A fault elsewhere (a bug in
 //     fn, not the mapping) is not caught: it panics as it would without
-//     ReadMapped.
+//     ReadMapped;
+//   - fn must not recover panics itself (or must re-panic those it does
+//     not own): a recovered fault would pass for fn's own failure, and
+//     while fn runs, this goroutine's faults panic instead of crashing.
 func ReadMapped(path string, buf []byte, fn func(data []byte) error) (_ []byte, err error) {
 	f, err := os.Open(path)
 	if err != nil {
