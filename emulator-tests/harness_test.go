@@ -1,7 +1,6 @@
 package emulatortests
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -135,7 +134,7 @@ type stack struct {
 	// capacity is the 429 proxy in front of ShardFn (stackOpts.shardCapacity).
 	capacity *capacityProxy
 	// gcsLog is fake-gcs-server's request log (one line per request).
-	gcsLog *lockedBuffer
+	gcsLog *emulators.LogBuffer
 }
 
 type stackOpts struct {
@@ -167,7 +166,7 @@ func newStack(t *testing.T, o stackOpts) *stack {
 	t.Helper()
 	bin := functionsBinary(t)
 	ctx := context.Background()
-	s := &stack{t: t, ctx: ctx, fns: map[string]*fnProc{}, gcsLog: &lockedBuffer{}}
+	s := &stack{t: t, ctx: ctx, fns: map[string]*fnProc{}, gcsLog: &emulators.LogBuffer{}}
 	s.project = fmt.Sprintf("e2e-%d-%d", os.Getpid()%100000, projectSeq.Add(1))
 	var err error
 	if s.ps, err = pubsub.NewClient(ctx, s.project); err != nil {
@@ -331,14 +330,14 @@ type fnProc struct {
 	port   int
 	mu     sync.Mutex
 	fn     *emulators.Function
-	log    *lockedBuffer
+	log    *emulators.LogBuffer
 }
 
 // startFn starts the deploy binary serving target (all targets when empty)
 // on port (a free one when 0) and waits until it accepts connections.
 func startFn(t *testing.T, bin string, env []string, target string, port int) *fnProc {
 	t.Helper()
-	p := &fnProc{t: t, bin: bin, env: env, target: target, port: port, log: &lockedBuffer{}}
+	p := &fnProc{t: t, bin: bin, env: env, target: target, port: port, log: &emulators.LogBuffer{}}
 	p.start()
 	t.Cleanup(p.kill)
 	return p
@@ -393,23 +392,6 @@ func (p *fnProc) logRecords(msg string) []map[string]any {
 		}
 	}
 	return out
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // faultProxy sits between the functions and fake-gcs-server; hook, when

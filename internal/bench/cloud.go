@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -105,9 +103,9 @@ func Cloud(ctx context.Context, args []string) error {
 		"FOLDCORPUS_INPUT_BUCKETS=manifests,structures", "FOLDCORPUS_OUTPUT_PREFIX=gs://out/corpus", "FOLDCORPUS_SHARD_TOPIC="+shardTopic,
 		"FOLDCORPUS_ROW_GROUPS_PER_SHARD=1", "FOLDCORPUS_FETCH_CONCURRENCY=20", "STORAGE_EMULATOR_HOST="+strings.TrimPrefix(f.URL, "http://"))
 	procs := map[string]*emulators.Function{}
-	logs := map[string]*syncBuffer{}
+	logs := map[string]*emulators.LogBuffer{}
 	for _, target := range []string{"Planner", "ShardFn", "DeadLetter"} {
-		logs[target] = &syncBuffer{}
+		logs[target] = &emulators.LogBuffer{}
 		p, err := emulators.StartFunction(ctx, bin, env, target, 0, logs[target])
 		if err != nil {
 			return fmt.Errorf("%w\n%s", err, logs[target])
@@ -235,21 +233,4 @@ func put(ctx context.Context, sc *storage.Client, bucket, name string, data []by
 		return err
 	}
 	return w.Close()
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
