@@ -63,7 +63,7 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 		}
 		var data []byte
 		uri := ""
-		var into readerInto
+		var lr localReader
 		local := false
 		if msg.URIColumn != "" {
 			uri, _ = vals[rows.Index(msg.URIColumn)].(string)
@@ -71,7 +71,7 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 				return fail("fetch", derrors.Permanent(fmt.Errorf("empty %s", msg.URIColumn)))
 			}
 			o.structure = uri
-			into, local = readsInto(deps.Store, uri)
+			lr, local = readsInPlace(deps.Store, uri)
 			if !local { // a remote read waits, holding a fetch slot only
 				if !lim.acquire(ctx, lim.fetch) {
 					return fail("fetch", ctx.Err())
@@ -105,7 +105,7 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 		m := lim.mems.get()
 		var err error
 		start := time.Now()
-		if mr, ok := into.(mappedReader); ok && local {
+		if local {
 			// A local file is parsed straight from its mapping (large
 			// files) or the row's buffer (small ones): no copy.
 			// The parser's panics are recovered outside the read, so
@@ -113,7 +113,7 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 			// meanwhile) reaches ReadMappedURI, which makes it an error.
 			called := false
 			err = recoverPanic(func() error {
-				buf, err := mr.ReadMappedURI(ctx, uri, m.buf, func(data []byte) error {
+				buf, err := lr.ReadMappedURI(ctx, uri, m.buf, func(data []byte) error {
 					called = true
 					o.fetch = time.Since(start)
 					start = time.Now()
@@ -133,17 +133,6 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 				return o
 			}
 		} else {
-			if local {
-				data, err = into.ReadAllInto(ctx, uri, m.buf)
-				m.buf = data[:0]
-				o.fetch = time.Since(start)
-				if err != nil {
-					lim.mems.put(m)
-					_, o = fetchErr(err)
-					return o
-				}
-				start = time.Now()
-			}
 			err = parseSafely(deps.Parse, &m.st, data)
 		}
 		o.parse = time.Since(start)
@@ -164,36 +153,29 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 	return o
 }
 
-// readerInto is a store that reads an object into a caller's buffer
-// (localblob.Store): rows reuse fetch buffers instead of allocating,
-// zeroing and collecting one per object.
-type readerInto interface {
-	ReadAllInto(ctx context.Context, uri string, buf []byte) ([]byte, error)
-}
-
-// mappedReader is a store that hands a local object's bytes to a
-// callback, mapped where it can (localblob.Store, blobmux.Store; see
-// localblob.ReadMapped's contract): the parse runs inside the callback, on
-// this goroutine, and keeps nothing of the bytes.
-type mappedReader interface {
+// localReader is a store that hands a local object's bytes to a
+// callback, mapped where it can, else read into the caller's buffer
+// (localblob.Store; see localblob.ReadMapped's contract): the parse runs
+// inside the callback, on this goroutine, and keeps nothing of the bytes,
+// and rows reuse their buffers instead of allocating, zeroing and
+// collecting one per object.
+type localReader interface {
 	ReadMappedURI(ctx context.Context, uri string, buf []byte, fn func(data []byte) error) ([]byte, error)
 }
 
-// routedReaderInto is a store that reads some objects into a caller's
-// buffer, those of the URIs it says (blobmux.Store: local paths, not gs://).
-type routedReaderInto interface {
-	readerInto
-	ReadsInto(uri string) bool
-}
-
-// readsInto returns store as a readerInto and whether it reads uri into a
-// caller's buffer (a local read, done under a CPU slot).
-func readsInto(store blob.Store, uri string) (readerInto, bool) {
-	if r, ok := store.(routedReaderInto); ok {
-		return r, r.ReadsInto(uri)
+// readsInPlace returns store as a localReader and whether it reads uri in
+// place (a local read, done under a CPU slot): always for a localReader,
+// for the URIs it says for a router (blobmux.Store: paths and file://, not
+// gs://).
+func readsInPlace(store blob.Store, uri string) (localReader, bool) {
+	r, ok := store.(localReader)
+	if !ok {
+		return nil, false
 	}
-	r, ok := store.(readerInto)
-	return r, ok
+	if rt, ok := store.(interface{ ReadsInPlace(uri string) bool }); ok {
+		return r, rt.ReadsInPlace(uri)
+	}
+	return r, true
 }
 
 // rowMem is the memory one row reads into: its object's bytes and the

@@ -52,36 +52,18 @@ func (s Store) ReadAll(ctx context.Context, uri string) ([]byte, error) {
 	return st.ReadAll(ctx, uri)
 }
 
-// readerInto is a store that reads an object into a caller's buffer
-// (localblob.Store.ReadAllInto).
-type readerInto interface {
-	ReadAllInto(ctx context.Context, uri string, buf []byte) ([]byte, error)
-}
-
-// ReadsInto reports whether ReadAllInto reads uri into the caller's
-// buffer: uri routes to a store that does (the local one), so a reader of
-// many objects in turn (shardfn's rows) reuses one buffer instead of
-// allocating, zeroing and collecting one per object.
-func (s Store) ReadsInto(uri string) bool {
+// ReadsInPlace reports whether ReadMappedURI reads uri in place: it routes
+// to a store that parses objects from their mapping or the caller's buffer
+// (the local one), so that a reader of many objects in turn (shardfn's
+// rows) reuses its memory and does that read under a CPU slot, not a fetch
+// slot.
+func (s Store) ReadsInPlace(uri string) bool {
 	st, err := s.pick(uri)
 	if err != nil {
 		return false
 	}
-	_, ok := st.(readerInto)
+	_, ok := st.(mappedReader)
 	return ok
-}
-
-// ReadAllInto is the routed store's ReadAllInto when it has one (the result
-// aliases buf), else its ReadAll.
-func (s Store) ReadAllInto(ctx context.Context, uri string, buf []byte) ([]byte, error) {
-	st, err := s.pick(uri)
-	if err != nil {
-		return buf[:0], err
-	}
-	if r, ok := st.(readerInto); ok {
-		return r.ReadAllInto(ctx, uri, buf)
-	}
-	return st.ReadAll(ctx, uri)
 }
 
 // mappedReader is a store that hands an object's bytes to a callback,
@@ -92,8 +74,8 @@ type mappedReader interface {
 
 // ReadMappedURI is the routed store's ReadMappedURI when it has one (the
 // local store: see localblob.ReadMapped's contract for fn), else fn on
-// ReadAllInto's bytes. An error reading the object is returned without
-// calling fn; fn's error is returned as it is.
+// ReadAll's bytes. An error reading the object is returned without calling
+// fn; fn's error is returned as it is.
 func (s Store) ReadMappedURI(ctx context.Context, uri string, buf []byte, fn func(data []byte) error) ([]byte, error) {
 	st, err := s.pick(uri)
 	if err != nil {
@@ -102,11 +84,11 @@ func (s Store) ReadMappedURI(ctx context.Context, uri string, buf []byte, fn fun
 	if r, ok := st.(mappedReader); ok {
 		return r.ReadMappedURI(ctx, uri, buf, fn)
 	}
-	data, err := s.ReadAllInto(ctx, uri, buf)
+	data, err := st.ReadAll(ctx, uri)
 	if err != nil {
-		return data, err
+		return buf[:0], err
 	}
-	return data, fn(data)
+	return buf[:0], fn(data)
 }
 
 // Open is the routed store's Open.

@@ -56,9 +56,10 @@ func TestRoute(t *testing.T) {
 	}
 }
 
-// TestReadAllInto: local URIs are read into the caller's buffer (its
-// memory reused), gs:// ones through the GCS store's ReadAll.
-func TestReadAllInto(t *testing.T) {
+// TestReadMappedURI: local URIs are read in place (a small file into the
+// caller's buffer, its memory reused), gs:// ones through the GCS store's
+// ReadAll; fn sees each object's bytes.
+func TestReadMappedURI(t *testing.T) {
 	ctx := context.Background()
 	local := filepath.Join(t.TempDir(), "a.txt")
 	if err := (localblob.Store{}).Create(ctx, local, []byte("local")); err != nil {
@@ -67,26 +68,32 @@ func TestReadAllInto(t *testing.T) {
 	s := Store{Local: localblob.Store{}, GCS: &recorder{}}
 	tests := []struct {
 		uri, want string
-		into      bool
+		inPlace   bool
 	}{
 		{local, "local", true},
 		{"file://" + local, "local", true},
 		{"gs://b/o", "gcs", false},
 	}
 	for _, tt := range tests {
-		if got := s.ReadsInto(tt.uri); got != tt.into {
-			t.Errorf("ReadsInto(%s) = %v, want %v", tt.uri, got, tt.into)
+		if got := s.ReadsInPlace(tt.uri); got != tt.inPlace {
+			t.Errorf("ReadsInPlace(%s) = %v, want %v", tt.uri, got, tt.inPlace)
 		}
 		buf := make([]byte, 0, 64)
-		got, err := s.ReadAllInto(ctx, tt.uri, buf)
-		if err != nil || string(got) != tt.want {
-			t.Errorf("ReadAllInto(%s) = %q, %v; want %q", tt.uri, got, err, tt.want)
+		var got string
+		var shared bool
+		_, err := s.ReadMappedURI(ctx, tt.uri, buf, func(data []byte) error {
+			got = string(data)
+			shared = len(data) > 0 && &data[0] == &buf[:1][0]
+			return nil
+		})
+		if err != nil || got != tt.want {
+			t.Errorf("ReadMappedURI(%s) gave %q, %v; want %q", tt.uri, got, err, tt.want)
 		}
-		if shared := len(got) > 0 && &got[0] == &buf[:1][0]; shared != tt.into {
-			t.Errorf("ReadAllInto(%s) read into the caller's buffer: %v, want %v", tt.uri, shared, tt.into)
+		if shared != tt.inPlace {
+			t.Errorf("ReadMappedURI(%s) read into the caller's buffer: %v, want %v", tt.uri, shared, tt.inPlace)
 		}
 	}
-	if (Store{Local: localblob.Store{}}).ReadsInto("gs://b/o") {
-		t.Error("ReadsInto(gs://) without a GCS store = true")
+	if (Store{Local: localblob.Store{}}).ReadsInPlace("gs://b/o") {
+		t.Error("ReadsInPlace(gs://) without a GCS store = true")
 	}
 }
