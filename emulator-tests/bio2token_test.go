@@ -100,15 +100,7 @@ func TestBio2TokenGoldenThroughEmulators(t *testing.T) {
 	})
 
 	// The tokenize job, pulling from the emulator.
-	w, err := neural.LoadCheckpoint(ckpt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	backend, err := neural.NewBackend("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := neural.NewEncoder(backend, w)
+	enc, err := neural.Open(ckpt, "go")
 	if err != nil {
 		t.Fatal(err)
 	}

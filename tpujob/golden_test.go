@@ -32,15 +32,7 @@ var goldenLadder = []int{512, 1024, 2048, 4096, 8192}
 // tokens of near-tie atoms.
 func TestGoldenThroughJob(t *testing.T) {
 	files := b2tgolden.Load(t)
-	w, err := neural.LoadCheckpoint(b2tgolden.Checkpoint(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	backend, err := neural.NewBackend("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := neural.NewEncoder(backend, w)
+	enc, err := neural.Open(b2tgolden.Checkpoint(t), "go")
 	if err != nil {
 		t.Fatal(err)
 	}

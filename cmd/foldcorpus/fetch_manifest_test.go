@@ -50,6 +50,25 @@ func hubWithStructures(t *testing.T, dir string, files, rows int, opts hubtest.O
 }
 
 // docsByEntry reads every document of the corpus files matching glob.
+// referenceDocs builds the corpus of the Hub's full files (documents from
+// their cif_content) under dir and returns its documents by entry: what a
+// fetched, projected manifest must give.
+func referenceDocs(t *testing.T, dir string, hub []hubtest.File) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	full := filepath.Join(dir, "full")
+	for _, f := range hub {
+		if err := (localblob.Store{}).Create(ctx, filepath.Join(full, f.Path), f.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := filepath.Join(dir, "ref")
+	if err := runRun(ctx, []string{"--manifest", filepath.Join(full, "data", "*.parquet"), "--cif-text-column", "cif_content", "--out", ref, "--workers", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	return docsByEntry(t, filepath.Join(ref, "*.parquet"))
+}
+
 func docsByEntry(t *testing.T, glob string) map[string]string {
 	t.Helper()
 	parts, _ := filepath.Glob(glob)
@@ -97,17 +116,7 @@ func TestFetchManifestSelectRun(t *testing.T) {
 	got := docsByEntry(t, filepath.Join(out, "*.parquet"))
 
 	// The reference: the full source files, documents from cif_content.
-	full := filepath.Join(dir, "full")
-	for _, f := range hub {
-		if err := (localblob.Store{}).Create(ctx, filepath.Join(full, f.Path), f.Data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ref := filepath.Join(dir, "ref")
-	if err := runRun(ctx, []string{"--manifest", filepath.Join(full, "data", "*.parquet"), "--cif-text-column", "cif_content", "--out", ref, "--workers", "1"}); err != nil {
-		t.Fatal(err)
-	}
-	want := docsByEntry(t, filepath.Join(ref, "*.parquet"))
+	want := referenceDocs(t, dir, hub)
 	if len(got) < 20 || len(want) != 72 {
 		t.Fatalf("%d documents from the fetched+selected manifest, %d from the full files; want at least 20 and 72", len(got), len(want))
 	}
@@ -222,17 +231,7 @@ func TestRunHFManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := docsByEntry(t, filepath.Join(out, "*.parquet"))
-	full := filepath.Join(dir, "full")
-	for _, f := range hub {
-		if err := (localblob.Store{}).Create(ctx, filepath.Join(full, f.Path), f.Data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ref := filepath.Join(dir, "ref")
-	if err := runRun(ctx, []string{"--manifest", filepath.Join(full, "data", "*.parquet"), "--cif-text-column", "cif_content", "--out", ref, "--workers", "1"}); err != nil {
-		t.Fatal(err)
-	}
-	want := docsByEntry(t, filepath.Join(ref, "*.parquet"))
+	want := referenceDocs(t, dir, hub)
 	if len(got) != 16 || len(want) != 16 {
 		t.Fatalf("%d documents from hf://, %d from the full files; want 16", len(got), len(want))
 	}
