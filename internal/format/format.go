@@ -72,11 +72,20 @@ type Result struct {
 	Mix []int64
 }
 
+// Token mix classes the corpus report reads (Mixer); they are also its
+// summary.json keys.
+const (
+	MixSequence    = "sequence_tokens"
+	MixLongRange   = "long_range_contacts"
+	MixMediumRange = "medium_range_contacts"
+	MixShortRange  = "short_range_contacts"
+	MixDistance    = "distance_statements"
+	MixThink       = "think_tokens"
+)
+
 // Mixer is a format that counts its documents' tokens by class while it
 // writes them (Result.Mix). MixClasses names the classes in Mix's order,
-// the same for every document; the report knows "sequence_tokens",
-// "long_range_contacts", "medium_range_contacts", "short_range_contacts",
-// "distance_statements" and "think_tokens".
+// the same for every document (the report reads the Mix* classes).
 type Mixer interface {
 	MixClasses() []string
 }

@@ -7,13 +7,14 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
 )
 
 // TestMixOf: the report takes a file's token mix from its footer only when
 // it has one count per row for every class it uses; another format's mix
 // or none sends it to the documents; a malformed one is an error.
 func TestMixOf(t *testing.T) {
-	all := append([]string{mixSequence}, stmtNames[:]...)
+	all := append([]string{format.MixSequence}, stmtNames[:]...)
 	mixJSON := func(classes []string, rows int) string {
 		m := corpus.Mix{Classes: classes}
 		for range classes {

@@ -22,6 +22,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
 )
 
 // Column names of the output parquet that the report reads; every other
@@ -37,8 +38,9 @@ const (
 // order of Stmts.
 var stmtTokens = [...]string{"<long-range-contact>", "<medium-range-contact>", "<short-range-contact>", "<distance>", "<think>"}
 
-// stmtNames are the summary.json keys of stmtTokens.
-var stmtNames = [...]string{"long_range_contacts", "medium_range_contacts", "short_range_contacts", "distance_statements", "think_tokens"}
+// stmtNames are the summary.json keys of stmtTokens: the token mix classes
+// the generator counts (format.Mixer).
+var stmtNames = [...]string{format.MixLongRange, format.MixMediumRange, format.MixShortRange, format.MixDistance, format.MixThink}
 
 const nStmt = len(stmtTokens)
 
@@ -179,7 +181,7 @@ func mixOf(meta map[string]string, rows int64) (*corpus.Mix, error) {
 			return nil, derrors.Permanent(fmt.Errorf("bad %s metadata: %d %s counts for %d rows", corpus.MixKey, len(counts), m.Classes[c], rows))
 		}
 	}
-	for _, name := range append([]string{mixSequence}, stmtNames[:]...) {
+	for _, name := range append([]string{format.MixSequence}, stmtNames[:]...) {
 		if !slices.Contains(m.Classes, name) {
 			return nil, nil
 		}
@@ -187,15 +189,12 @@ func mixOf(meta map[string]string, rows int64) (*corpus.Mix, error) {
 	return &m, nil
 }
 
-// mixSequence is the token mix class of the sequence's tokens.
-const mixSequence = "sequence_tokens"
-
 // addMix takes the statement mix and the sequence tokens from the footer's
 // token mix; the file's tokens are its num_tokens values.
 func (sf *shardFile) addMix(m *corpus.Mix) {
 	for c, name := range m.Classes {
 		counts := m.Counts[c]
-		if name == mixSequence {
+		if name == format.MixSequence {
 			for _, n := range counts {
 				sf.Composition[0] += n
 			}

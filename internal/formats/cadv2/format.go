@@ -70,8 +70,8 @@ func (f *Format) RecordColumns() []format.Column { return nil }
 // MixClasses names Result.Mix's counts (format.Mixer): the sequence's
 // residue tokens, the statements of each kind and the <think> tokens.
 func (f *Format) MixClasses() []string {
-	return []string{"sequence_tokens", "long_range_contacts", "medium_range_contacts",
-		"short_range_contacts", "distance_statements", "think_tokens"}
+	return []string{format.MixSequence, format.MixLongRange, format.MixMediumRange,
+		format.MixShortRange, format.MixDistance, format.MixThink}
 }
 
 // Columns: seq_len, global_plddt, contacts_emitted, distances_emitted,
