@@ -99,23 +99,10 @@ func (Store) ReadAll(ctx context.Context, uri string) (_ []byte, err error) {
 	return data, classify(err)
 }
 
-// ReadAllInto is ReadAll into buf's memory, grown when it is too small; the
-// result aliases buf. A caller reading many objects in turn (shardfn's rows)
+// ReadFileInto reads the file at path into buf's memory, grown when it is
+// too small; the result aliases buf, so that a reader of many files in turn
 // reuses one buffer instead of allocating, zeroing and collecting one per
-// object. Idempotent.
-func (Store) ReadAllInto(ctx context.Context, uri string, buf []byte) (_ []byte, err error) {
-	defer derrors.Wrap(&err, "localblob.ReadAll(%s)", uri)
-	f, _, err := open(ctx, uri)
-	if err != nil {
-		return buf[:0], err
-	}
-	defer f.Close()
-	data, err := readFull(f, buf)
-	return data, classify(err)
-}
-
-// ReadFileInto reads the file at path into buf's memory (see ReadAllInto);
-// errors are os.ReadFile's.
+// file. Errors are os.ReadFile's.
 func ReadFileInto(path string, buf []byte) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
