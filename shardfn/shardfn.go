@@ -472,6 +472,11 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 		if err != nil {
 			return acc, nil, err
 		}
+		var n int64
+		for _, r := range rows {
+			n += int64(len(r.Values))
+		}
+		w.ExpectRows(n)
 		err = fetchPool(ctx, deps, msg, f, rows, passIdx, &bad, consume)
 	} else {
 		lim := rowLimits{mems: make(rowMems, 1)} // rows one at a time

@@ -25,7 +25,6 @@
 package corpus
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,7 +33,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -223,7 +221,8 @@ type binaryBuilder interface {
 type Writer struct {
 	schema Schema
 	as     *arrow.Schema
-	buf    bytes.Buffer
+	mem    *recycler
+	buf    fileSink
 	fw     *pqarrow.FileWriter
 	rb     *array.RecordBuilder
 	n      int
@@ -239,8 +238,9 @@ type Writer struct {
 
 // NewWriter starts an output file with the given schema.
 func NewWriter(s Schema) (*Writer, error) {
-	w := &Writer{schema: s, as: s.Arrow()}
+	w := &Writer{schema: s, as: s.Arrow(), mem: newRecycler()}
 	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(w.mem),
 		// Snappy, parquet's usual codec (pyarrow's default): on AFDB
 		// documents it costs half the CPU of zstd's fastest level, which
 		// was a quarter of a run, for files about a fifth larger
@@ -251,13 +251,18 @@ func NewWriter(s Schema) (*Writer, error) {
 		parquet.WithMaxRowGroupLength(RowGroupRows),
 		// Documents, URIs and hashes are unique per row: a dictionary only costs.
 		parquet.WithDictionaryDefault(false),
+		// Pages of about DataPageSize (1 MiB) instead of a row group's
+		// documents in one page: the page is built in three buffers
+		// (encoded, concatenated, compressed), better a few that fit
+		// in cache than three of a row group's size.
+		parquet.WithBatchSize(8),
 	)
-	fw, err := pqarrow.NewFileWriter(w.as, &w.buf, props, pqarrow.NewArrowWriterProperties())
+	fw, err := pqarrow.NewFileWriter(w.as, &w.buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(w.mem)))
 	if err != nil {
 		return nil, fmt.Errorf("corpus.NewWriter: %w", err)
 	}
 	w.fw = fw
-	w.rb = array.NewRecordBuilder(memory.DefaultAllocator, w.as)
+	w.rb = array.NewRecordBuilder(w.mem, w.as)
 	w.recs = make(chan arrow.RecordBatch, 1)
 	w.done = make(chan error, 1)
 	go func() {
@@ -267,12 +272,25 @@ func NewWriter(s Schema) (*Writer, error) {
 				if werr := w.fw.Write(rec); werr != nil {
 					err = fmt.Errorf("corpus: writing row group: %w", werr)
 				}
+				w.buf.rows += rec.NumRows()
+				w.buf.rowsLen = len(w.buf.b)
 			}
 			rec.Release()
 		}
 		w.done <- err
 	}()
 	return w, nil
+}
+
+// ExpectRows tells the Writer how many rows the file will hold, so that
+// it holds the file in one buffer sized after the first row group instead
+// of growing it by doubling (copying the file and touching fresh memory
+// each time). Call it before the first Append; a wrong count only costs
+// memory or a copy.
+func (w *Writer) ExpectRows(n int64) {
+	if w.rows == 0 {
+		w.buf.expect = n
+	}
 }
 
 // Append adds one row; values align with the schema's columns (nil for
@@ -398,5 +416,34 @@ func (w *Writer) Finish(acc Accounting) ([]byte, error) {
 	if err := w.fw.Close(); err != nil {
 		return nil, fmt.Errorf("corpus.Finish: %w", err)
 	}
-	return w.buf.Bytes(), nil
+	return w.buf.b, nil
+}
+
+// fileSink is a Writer's file in memory. Once a row group is written and
+// the file's row count is known (ExpectRows), it grows to the whole file's
+// estimated size at once.
+type fileSink struct {
+	b       []byte
+	expect  int64 // rows the file will hold; 0: unknown
+	rows    int64 // rows in the row groups written so far
+	rowsLen int   // their bytes (with the header)
+	copied  int   // bytes copied growing b
+}
+
+func (s *fileSink) Write(p []byte) (int, error) {
+	if need := len(s.b) + len(p); need > cap(s.b) {
+		n := max(2*cap(s.b), need, 64<<10)
+		if s.expect > s.rows && s.rows > 0 {
+			// the file's size at the bytes per row so far, and an
+			// eighth more: documents vary, and an estimate short by a
+			// little costs a copy of most of the file
+			est := float64(s.rowsLen) * float64(s.expect) / float64(s.rows) * 9 / 8
+			n = max(need, int(min(est, float64(1<<40))))
+		}
+		nb := make([]byte, len(s.b), n)
+		s.copied += copy(nb, s.b)
+		s.b = nb
+	}
+	s.b = append(s.b, p...)
+	return len(p), nil
 }
