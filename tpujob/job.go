@@ -194,6 +194,8 @@ func (j *Job) tokenize(ctx context.Context, req Request) (corpus.Accounting, []b
 	if err != nil {
 		return acc, nil, err
 	}
+	defer w.Close()
+	w.ExpectRows(int64(len(st.Rows)))
 	for i, r := range st.Rows {
 		var res format.Result
 		if codes[i] == nil {
