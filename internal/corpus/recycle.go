@@ -63,9 +63,18 @@ func (r *recycler) Allocate(size int) []byte {
 	}
 	c := sizeClass(size)
 	r.mu.Lock()
-	if list := r.free[c]; len(list) > 0 {
+	// the smallest free buffer that holds size bytes, if it is at most
+	// twice as large: row groups ask for sizes that differ a little
+	fit := 0
+	for fc, list := range r.free {
+		if len(list) > 0 && fc >= size && fc <= 2*size && (fit == 0 || fc < fit) {
+			fit = fc
+		}
+	}
+	if fit > 0 {
+		list := r.free[fit]
 		b := list[len(list)-1]
-		r.free[c] = list[:len(list)-1]
+		r.free[fit] = list[:len(list)-1]
 		r.out[unsafe.SliceData(b)] = struct{}{}
 		r.reused++
 		r.mu.Unlock()
