@@ -35,7 +35,7 @@ func TestBenchSmoke(t *testing.T) {
 		{"shard", []string{"--rows", "64", "--latency", "5ms", "--repeat", "1", "--seq-rows", "8", "--enforce=false"}, "floor"},
 		{"select", []string{"--rows", "20000", "--files", "2", "--trials", "1"}, "baseline"},
 		{"report", []string{"--shards", "20", "--trials", "1"}, "baseline"},
-		{"run", []string{"--docs", "40", "--shards", "2", "--reps", "1", "--cpuprofile", t.TempDir(), filepath.Join(corpus, "afdb")}, "where run's cpu per document goes"},
+		{"run", []string{"--docs", "40", "--shards", "2", "--reps", "1", "--cpuprofile", t.TempDir(), filepath.Join(corpus, "afdb")}, "so run costs at least"},
 		{"function", []string{"--reps", "1", "--stripped-only", "--source", "../.."}, "cold start"},
 		{"inspect", []string{"--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "gemmi"},
 		{"tokenize", []string{"--corpus", corpus, "--reps", "1", "--stream", "200", "--shard-rows", "10"}, "projection"},

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -87,15 +88,25 @@ func bucketOf(s *profile.Sample) string {
 
 // printBreakdown prints where a process's CPU per document went, from its
 // profile: each bucket's share and its ms per document (of msPerDoc).
-func printBreakdown(name, path string, msPerDoc float64) {
+func printBreakdown(name, path string, msPerDoc, innerMs float64, required []string) {
 	shares, err := cpuBreakdown(path)
 	if err != nil {
 		fmt.Printf("  %s: no breakdown: %v\n", name, err)
 		return
 	}
 	var parts []string
+	var req float64
 	for _, b := range shares {
 		parts = append(parts, fmt.Sprintf("%s %.0f%% (%.3f ms)", b.name, 100*b.share, b.share*msPerDoc))
+		if slices.Contains(required, b.name) {
+			req += b.share * msPerDoc
+		}
 	}
 	fmt.Printf("  where %s's CPU per document goes (its profile): %s\n", name, strings.Join(parts, ", "))
+	if len(required) > 0 {
+		// what the command cannot skip and the inner loop never does:
+		// with everything else free, the command still costs this much
+		fmt.Printf("  %s's own work the inner loop does not do (%s): %.3f ms = %.2fx the inner loop, so %s costs at least %.2fx however cheap the rest\n",
+			name, strings.Join(required, ", "), req, req/innerMs, name, 1+req/innerMs)
+	}
 }
