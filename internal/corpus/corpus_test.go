@@ -13,11 +13,16 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 )
 
-func encode(t *testing.T, s corpus.Schema, rows [][]any, acc corpus.Accounting) []byte {
+// encode writes rows into a file; setup, if any, sees the Writer before
+// the first row.
+func encode(t *testing.T, s corpus.Schema, rows [][]any, acc corpus.Accounting, setup ...func(*corpus.Writer)) []byte {
 	t.Helper()
 	w, err := corpus.NewWriter(s)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range setup {
+		f(w)
 	}
 	for _, r := range rows {
 		if err := w.Append(r); err != nil {
@@ -29,6 +34,19 @@ func encode(t *testing.T, s corpus.Schema, rows [][]any, acc corpus.Accounting) 
 		t.Fatal(err)
 	}
 	return data
+}
+
+// readRows reads every column of every row of the local file p.
+func readRows(t *testing.T, p string) [][]any {
+	t.Helper()
+	var got [][]any
+	if err := corpus.Read(context.Background(), localblob.Store{}, p, nil, func(r *manifest.Rows) error {
+		got = append(got, r.Values...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
@@ -64,14 +82,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if m.NumRows != int64(len(rows)) || !m.Accounting.Balanced() || m.Accounting.Filtered["too_short"] != 2 || m.BytesRead >= int64(len(a)) {
 		t.Errorf("meta = %+v (file %d bytes)", m, len(a))
 	}
-	var got [][]any
-	if err := corpus.Read(ctx, localblob.Store{}, p, nil, func(r *manifest.Rows) error {
-		got = append(got, r.Values...)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(got) != fmt.Sprint(rows) {
+	if got := readRows(t, p); fmt.Sprint(got) != fmt.Sprint(rows) {
 		t.Errorf("read back %v\nwant %v", got[:2], rows[:2])
 	}
 	w, _ := corpus.NewWriter(s)
