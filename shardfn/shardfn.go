@@ -472,16 +472,15 @@ func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format
 		if err != nil {
 			return acc, nil, err
 		}
-		var n int64
-		for _, r := range rows {
-			n += int64(len(r.Values))
+		if len(rows) > 0 {
+			w.ExpectRows(rows[0].Total)
 		}
-		w.ExpectRows(n)
 		err = fetchPool(ctx, deps, msg, f, rows, passIdx, &bad, consume)
 	} else {
 		lim := rowLimits{mems: make(rowMems, 1)} // rows one at a time
 		err = manifest.ReadShard(ctx, mstore, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
 			tm.Manifest += time.Since(mstart)
+			w.ExpectRows(r.Total) // taken before the first row only
 			for i := range r.Values {
 				if err := ctx.Err(); err != nil {
 					return err

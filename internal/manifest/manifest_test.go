@@ -59,9 +59,9 @@ func TestReadShardRowGroups(t *testing.T) {
 		t.Fatalf("ReadSchema = %+v, %v", s, err)
 	}
 	var got []string
-	var first []int64
+	var first, total []int64
 	err = manifest.ReadShard(ctx, localblob.Store{}, p, []int{1, 2}, []string{"n", "entry_id"}, func(r *manifest.Rows) error {
-		first = append(first, r.First)
+		first, total = append(first, r.First), append(total, r.Total)
 		for _, v := range r.Values {
 			got = append(got, fmt.Sprint(v))
 		}
@@ -70,8 +70,8 @@ func TestReadShardRowGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "[[4 E4] [5 E5] [<nil> E6] [7 E7] [8 E8] [<nil> E9]]"; fmt.Sprint(got) != want || fmt.Sprint(first) != "[4 8]" {
-		t.Errorf("ReadShard = %v (first rows %v), want %s", got, first, want)
+	if want := "[[4 E4] [5 E5] [<nil> E6] [7 E7] [8 E8] [<nil> E9]]"; fmt.Sprint(got) != want || fmt.Sprint(first) != "[4 8]" || fmt.Sprint(total) != "[6 6]" {
+		t.Errorf("ReadShard = %v (first rows %v, totals %v), want %s (first rows [4 8], totals [6 6])", got, first, total, want)
 	}
 	err = manifest.ReadShard(ctx, localblob.Store{}, p, nil, []string{"entry_id", "nope"}, func(*manifest.Rows) error { return nil })
 	if !errors.Is(err, manifest.ErrMissingColumn) {

@@ -21,6 +21,9 @@ type Rows struct {
 	Values  [][]any
 	// First is the row number (within the file) of Values[0].
 	First int64
+	// Total is the number of rows of all the row groups the read covers
+	// (from the footer), known from the first batch on.
+	Total int64
 }
 
 // Index returns the position of a column in Columns, or -1.
@@ -77,10 +80,14 @@ func ReadShard(ctx context.Context, store blob.Store, uri string, rowGroups []in
 		starts[i] = first
 		first += pf.MetaData().RowGroup(i).NumRows()
 	}
+	var total int64
 	for _, rg := range rowGroups {
 		if rg < 0 || rg >= pf.NumRowGroups() {
 			return derrors.Permanent(fmt.Errorf("row group %d out of range (file has %d)", rg, pf.NumRowGroups()))
 		}
+		total += pf.MetaData().RowGroup(rg).NumRows()
+	}
+	for _, rg := range rowGroups {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -93,7 +100,7 @@ func ReadShard(ctx context.Context, store blob.Store, uri string, rowGroups []in
 		if err != nil {
 			return derrors.Permanent(fmt.Errorf("row group %d: %w", rg, err))
 		}
-		rows.First = starts[rg]
+		rows.First, rows.Total = starts[rg], total
 		if err := fn(rows); err != nil {
 			return err
 		}
