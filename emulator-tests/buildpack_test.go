@@ -3,7 +3,6 @@ package emulatortests
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -43,17 +42,4 @@ func runWithTimeout(cmd *exec.Cmd, d time.Duration) (string, error) {
 		<-done
 		return out.String(), fmt.Errorf("still running after %s", d)
 	}
-}
-
-func goIn(dir string, env []string, args ...string) (string, error) {
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), fmt.Errorf("go %s in %s: %w\n%s", strings.Join(args, " "), dir, err, stderr.String())
-	}
-	return string(out), nil
 }

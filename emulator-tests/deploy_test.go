@@ -2,6 +2,7 @@ package emulatortests
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -33,7 +34,7 @@ func TestDeployLayout(t *testing.T) {
 	dir, gs := afdbGolden(t)
 	gs = gs[:3]
 	s := newStack(t, stackOpts{noFunctions: true, rowGroupsPerShard: 1})
-	if mod := strings.TrimSpace(must(goIn(repoRoot(), nil, "list", "-m"))); fnPkg != mod {
+	if mod := strings.TrimSpace(must(buildpack.GoIn(context.Background(), repoRoot(), nil, "list", "-m"))); fnPkg != mod {
 		t.Errorf("the buildpack's main imports %s, want the module root %s (the buildpack never finds a folder named after the package once it has moved the source)", fnPkg, mod)
 	}
 	s.subscribe("events", eventsTopic, "", nil)
@@ -207,7 +208,7 @@ func TestFunctionSourceArchive(t *testing.T) {
 // the requirements the code imports are listed as direct (the buildpack's
 // generated main imports only the root package, which imports the rest).
 func TestGoModTidy(t *testing.T) {
-	if out, err := goIn(repoRoot(), nil, "mod", "tidy", "-diff"); err != nil {
+	if out, err := buildpack.GoIn(context.Background(), repoRoot(), nil, "mod", "tidy", "-diff"); err != nil {
 		t.Fatalf("go mod tidy would change go.mod or go.sum (run it):\n%s\n%v", out, err)
 	}
 }

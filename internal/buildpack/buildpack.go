@@ -167,7 +167,7 @@ func Build(ctx context.Context, o Options) (Result, error) {
 		return r, fmt.Errorf("buildpack: error extracting package name: %w", err)
 	}
 	// 3, 4. Module and package.
-	out, err := goIn(ctx, src, env.Environ(), "list", "-m")
+	out, err := GoIn(ctx, src, env.Environ(), "list", "-m")
 	if err != nil {
 		return r, err
 	}
@@ -183,7 +183,7 @@ func Build(ctx context.Context, o Options) (Result, error) {
 	if !imports[FrameworkFunctions] {
 		return r, fmt.Errorf("buildpack: package %s does not import %s, so the buildpack generates the main that calls %s.<FUNCTION_TARGET>; this project registers its functions declaratively", r.Package, FrameworkFunctions, name)
 	}
-	if v, err := goIn(ctx, src, env.Environ(), "list", "-m", "-f", "{{.Version}}", FrameworkModule); err != nil || strings.TrimSpace(v) == "" {
+	if v, err := GoIn(ctx, src, env.Environ(), "list", "-m", "-f", "{{.Version}}", FrameworkModule); err != nil || strings.TrimSpace(v) == "" {
 		return r, fmt.Errorf("buildpack: go.mod does not require %s, so the buildpack injects its own version: %v", FrameworkModule, err)
 	}
 	// 6. Generate, tidy, build.
@@ -194,7 +194,7 @@ func Build(ctx context.Context, o Options) (Result, error) {
 	if err := os.WriteFile(filepath.Join(mainDir, "main.go"), []byte(MainSource(r.Package)), 0o644); err != nil {
 		return r, err
 	}
-	if _, err := goIn(ctx, src, append(env.Environ(), "GOFLAGS="+strings.TrimSpace(env["GOFLAGS"]+" -mod=mod")), "mod", "tidy"); err != nil {
+	if _, err := GoIn(ctx, src, append(env.Environ(), "GOFLAGS="+strings.TrimSpace(env["GOFLAGS"]+" -mod=mod")), "mod", "tidy"); err != nil {
 		return r, err
 	}
 	r.Binary = o.Output
@@ -202,7 +202,7 @@ func Build(ctx context.Context, o Options) (Result, error) {
 		r.Binary = filepath.Join(o.AppRoot, "function")
 	}
 	args := append(append([]string{"build"}, env.BuildArgs()...), "-o", r.Binary, "./"+AppModule)
-	if _, err := goIn(ctx, src, env.Environ(), args...); err != nil {
+	if _, err := GoIn(ctx, src, env.Environ(), args...); err != nil {
 		return r, err
 	}
 	return r, nil
@@ -236,9 +236,9 @@ func packageNameAndImports(dir string) (string, map[string]bool, error) {
 	return name, imports, nil
 }
 
-// goIn runs the go command in dir with env added to this process's
+// GoIn runs the go command in dir with env added to this process's
 // environment and returns its standard output.
-func goIn(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+func GoIn(ctx context.Context, dir string, env []string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)

@@ -50,7 +50,7 @@ func Deps(ctx context.Context, repo string, env Env) (_ []string, err error) {
 		}
 	}
 	goflags := "GOFLAGS=" + strings.TrimSpace(env["GOFLAGS"]+" -mod=mod")
-	out, err := goIn(ctx, repo, append(env.Environ(), goflags), "list", "-modfile", filepath.Join(tmp, "go.mod"), "-deps", ".", Framework)
+	out, err := GoIn(ctx, repo, append(env.Environ(), goflags), "list", "-modfile", filepath.Join(tmp, "go.mod"), "-deps", ".", Framework)
 	if err != nil {
 		return nil, err
 	}
