@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"cloud.google.com/go/pubsub/v2"
-	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 
+	"github.com/foldcorpus/foldcorpus/internal/emulators"
 	"github.com/foldcorpus/foldcorpus/internal/pubsubq"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
 )
@@ -26,7 +26,7 @@ func BenchmarkPublish1000(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.TopicAdminClient.CreateTopic(ctx, &pubsubpb.Topic{Name: "projects/" + project + "/topics/" + shardTopic}); err != nil {
+	if err := emulators.CreateTopics(ctx, c, project, shardTopic); err != nil {
 		b.Fatal(err)
 	}
 	p := pubsubq.New(c, shardTopic)

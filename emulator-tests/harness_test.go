@@ -24,7 +24,6 @@ import (
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/storage"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
 	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
@@ -173,10 +172,8 @@ func newStack(t *testing.T, o stackOpts) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.ps.Close() })
-	for _, topic := range []string{eventsTopic, shardTopic, deadTopic} {
-		if _, err := s.ps.TopicAdminClient.CreateTopic(ctx, &pubsubpb.Topic{Name: s.topic(topic)}); err != nil {
-			t.Fatal(err)
-		}
+	if err := emulators.CreateTopics(ctx, s.ps, s.project, eventsTopic, shardTopic, deadTopic); err != nil {
+		t.Fatal(err)
 	}
 	// fake-gcs-server publishes finalize notifications of the manifest
 	// bucket to the events topic (as a GCS Pub/Sub notification would).
@@ -255,17 +252,13 @@ func newStack(t *testing.T, o stackOpts) *stack {
 	return s
 }
 
-func (s *stack) topic(id string) string { return "projects/" + s.project + "/topics/" + id }
-func (s *stack) sub(id string) string   { return "projects/" + s.project + "/subscriptions/" + id }
+func (s *stack) topic(id string) string { return emulators.TopicName(s.project, id) }
+func (s *stack) sub(id string) string   { return emulators.SubscriptionName(s.project, id) }
 
 // subscribe creates a subscription: push to endpoint when set, else pull.
 func (s *stack) subscribe(id, topic, endpoint string, dl *pubsubpb.DeadLetterPolicy) {
-	sub := &pubsubpb.Subscription{Name: s.sub(id), Topic: s.topic(topic), AckDeadlineSeconds: 60, DeadLetterPolicy: dl,
-		RetryPolicy: &pubsubpb.RetryPolicy{MinimumBackoff: durationpb.New(time.Second), MaximumBackoff: durationpb.New(2 * time.Second)}}
-	if endpoint != "" {
-		sub.PushConfig = &pubsubpb.PushConfig{PushEndpoint: endpoint}
-	}
-	if _, err := s.ps.SubscriptionAdminClient.CreateSubscription(s.ctx, sub); err != nil {
+	sub := emulators.Subscription{ID: id, Topic: topic, Endpoint: endpoint, DeadLetter: dl}
+	if err := emulators.Subscribe(s.ctx, s.ps, s.project, sub); err != nil {
 		s.t.Fatal(err)
 	}
 }

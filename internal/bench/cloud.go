@@ -16,7 +16,6 @@ import (
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/storage"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
@@ -74,11 +73,8 @@ func Cloud(ctx context.Context, args []string) error {
 		return err
 	}
 	defer ps.Close()
-	topic := func(id string) string { return "projects/" + project + "/topics/" + id }
-	for _, id := range []string{events, shardTopic, dead} {
-		if _, err := ps.TopicAdminClient.CreateTopic(ctx, &pubsubpb.Topic{Name: topic(id)}); err != nil {
-			return err
-		}
+	if err := emulators.CreateTopics(ctx, ps, project, events, shardTopic, dead); err != nil {
+		return err
 	}
 	f, err := emulators.StartFakeGCS(emulators.FakeGCSOptions{Buckets: []string{"manifests", "structures", "out"},
 		Events: fakestorage.EventManagerOptions{ProjectID: project, TopicName: events, Bucket: "manifests",
@@ -114,13 +110,11 @@ func Cloud(ctx context.Context, args []string) error {
 		procs[target] = p
 	}
 	for _, s := range []struct{ id, topic, fn string }{{"planner-push", events, "Planner"}, {"shards-push", shardTopic, "ShardFn"}, {"dead-push", dead, "DeadLetter"}} {
-		sub := &pubsubpb.Subscription{Name: "projects/" + project + "/subscriptions/" + s.id, Topic: topic(s.topic), AckDeadlineSeconds: 600,
-			RetryPolicy: &pubsubpb.RetryPolicy{MinimumBackoff: durationpb.New(time.Second), MaximumBackoff: durationpb.New(2 * time.Second)},
-			PushConfig:  &pubsubpb.PushConfig{PushEndpoint: procs[s.fn].PushURL(project, s.topic)}}
+		sub := emulators.Subscription{ID: s.id, Topic: s.topic, Endpoint: procs[s.fn].PushURL(project, s.topic), AckDeadline: 10 * time.Minute}
 		if s.topic == shardTopic {
-			sub.DeadLetterPolicy = &pubsubpb.DeadLetterPolicy{DeadLetterTopic: topic(dead), MaxDeliveryAttempts: 100}
+			sub.DeadLetter = &pubsubpb.DeadLetterPolicy{DeadLetterTopic: emulators.TopicName(project, dead), MaxDeliveryAttempts: 100}
 		}
-		if _, err := ps.SubscriptionAdminClient.CreateSubscription(ctx, sub); err != nil {
+		if err := emulators.Subscribe(ctx, ps, project, sub); err != nil {
 			return err
 		}
 	}
