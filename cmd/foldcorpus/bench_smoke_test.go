@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foldcorpus/foldcorpus/internal/emulators"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
@@ -37,11 +38,23 @@ func TestBenchSmoke(t *testing.T) {
 		{"report", []string{"--shards", "20", "--trials", "1"}, "baseline"},
 		{"run", []string{"--docs", "40", "--shards", "2", "--reps", "1", "--cpuprofile", t.TempDir(), filepath.Join(corpus, "afdb")}, "so run costs at least"},
 		{"function", []string{"--reps", "1", "--stripped-only", "--source", "../.."}, "cold start"},
+		{"cloud", []string{"--shards", "4", "--rows", "5", "--timeout", "5m", "--source", "../.."}, "0 lost, 0 duplicated"},
 		{"inspect", []string{"--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "gemmi"},
 		{"tokenize", []string{"--corpus", corpus, "--reps", "1", "--stream", "200", "--shard-rows", "10"}, "projection"},
 	}
 	for _, c := range cases {
 		t.Run(c.kind+"/"+strings.Join(c.args[:2], ""), func(t *testing.T) {
+			if c.kind == "cloud" {
+				// the Pub/Sub and Firestore emulators, which bench cloud starts
+				for _, k := range []emulators.Kind{emulators.PubSub, emulators.Firestore} {
+					if err := emulators.Installed(k); err != nil {
+						if emulators.InCI() {
+							t.Fatalf("CI=true and the %s emulator is missing: %v", k, err)
+						}
+						t.Skipf("SKIP (loud): the %s emulator is not installed here: %v", k, err)
+					}
+				}
+			}
 			out, err := exec.Command(bin, append([]string{"bench", c.kind}, c.args...)...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("foldcorpus bench %s %v: %v\n%s", c.kind, c.args, err, out)
