@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
-
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/b2tgolden"
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
+	"github.com/foldcorpus/foldcorpus/internal/emulators"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
@@ -36,7 +35,7 @@ func TestBio2TokenGoldenThroughEmulators(t *testing.T) {
 	ckpt := b2tgolden.Checkpoint(t)
 	s := newStack(t, stackOpts{noFunctions: true})
 	const tokenizeTopic = "tokenize"
-	if _, err := s.ps.TopicAdminClient.CreateTopic(s.ctx, &pubsubpb.Topic{Name: s.topic(tokenizeTopic)}); err != nil {
+	if err := emulators.CreateTopics(s.ctx, s.ps, s.project, tokenizeTopic); err != nil {
 		t.Fatal(err)
 	}
 	s.subscribe(tokenizeTopic+"-pull", tokenizeTopic, "", nil)

@@ -15,7 +15,6 @@ import (
 
 	"cloud.google.com/go/firestore"
 	"cloud.google.com/go/pubsub/v2"
-	pubsubpb "cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
@@ -89,12 +88,10 @@ func newTPUJobEnv(t *testing.T) *tpujobEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pc.Close() })
-	if _, err := pc.TopicAdminClient.CreateTopic(ctx, &pubsubpb.Topic{Name: "projects/p/topics/tokenize"}); err != nil {
+	if err := emulators.CreateTopics(ctx, pc, "p", "tokenize"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pc.SubscriptionAdminClient.CreateSubscription(ctx, &pubsubpb.Subscription{
-		Name: "projects/p/subscriptions/tokenize-pull", Topic: "projects/p/topics/tokenize", AckDeadlineSeconds: 60,
-	}); err != nil {
+	if err := emulators.Subscribe(ctx, pc, "p", emulators.Subscription{ID: "tokenize-pull", Topic: "tokenize"}); err != nil {
 		t.Fatal(err)
 	}
 	e.pub = pc.Publisher("tokenize")

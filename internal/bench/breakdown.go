@@ -32,6 +32,14 @@ var cpuBuckets = []cpuBucket{
 	{"garbage collection", []string{"runtime.gcBgMarkWorker", "runtime.bgsweep", "runtime.bgscavenge", "runtime.gcAssistAlloc", "runtime.mallocgc"}},
 }
 
+// The buckets of the work each command must do and the inner loop never
+// does: a run reads its files, hashes each document (the sha1 column) and
+// writes a report; doc reads its files, hashes and writes JSON lines.
+var (
+	runOwnWork = []string{"file read", "sha1", "report"}
+	docOwnWork = []string{"file read", "JSON lines", "sha1"}
+)
+
 // cpuBreakdown reads a CPU profile and returns each bucket's share of its
 // samples (and "other"), largest first.
 func cpuBreakdown(path string) ([]bucketShare, error) {

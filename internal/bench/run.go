@@ -166,10 +166,8 @@ func Run(ctx context.Context, args []string) error {
 		fmt.Printf("  run against the inner loop on %d cores at once: %.2fx\n", runtime.GOMAXPROCS(0), median(runCPU)/median(innerCores))
 	}
 	if *profile != "" {
-		// a run reads its files, hashes each document (the sha1 column)
-		// and writes a report; doc reads its files and writes JSON lines
-		printBreakdown("run", filepath.Join(*profile, "run.pprof"), median(runCPU), in, []string{"file read", "sha1", "report"})
-		printBreakdown("doc", filepath.Join(*profile, "doc.pprof"), median(docCPU), in, []string{"file read", "JSON lines", "sha1"})
+		printBreakdown("run", filepath.Join(*profile, "run.pprof"), median(runCPU), in, runOwnWork)
+		printBreakdown("doc", filepath.Join(*profile, "doc.pprof"), median(docCPU), in, docOwnWork)
 	}
 	return nil
 }

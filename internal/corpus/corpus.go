@@ -285,8 +285,8 @@ func NewWriter(s Schema) (*Writer, error) {
 // ExpectRows tells the Writer how many rows the file will hold, so that
 // it holds the file in one buffer sized after the first row group instead
 // of growing it by doubling (copying the file and touching fresh memory
-// each time). Call it before the first Append; a wrong count only costs
-// memory or a copy.
+// each time). It counts only before the first Append (later calls are
+// ignored); a wrong count only costs memory or a copy.
 func (w *Writer) ExpectRows(n int64) {
 	if w.rows == 0 {
 		w.buf.expect = n
