@@ -31,6 +31,15 @@ type AnalysisError struct {
 
 func (e *AnalysisError) Error() string { return e.Msg }
 
+// PyType is the Python exception the reference raises: IndexError for
+// ErrNoNativeAtom, ValueError otherwise.
+func (e *AnalysisError) PyType() string {
+	if e.Kind == ErrNoNativeAtom {
+		return "IndexError"
+	}
+	return "ValueError"
+}
+
 // Unwrap reports the kind and that the error is permanent.
 func (e *AnalysisError) Unwrap() []error { return []error{e.Kind, derrors.ErrPermanent} }
 

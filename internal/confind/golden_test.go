@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"os/exec"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
@@ -175,8 +177,8 @@ func runGolden(t *testing.T, root string, g goldenLine, lib *Library) {
 	if g.Mode == "default" {
 		r, err := Compute(st, lib, false)
 		if g.Outcome == "error" {
-			if !errors.Is(err, ErrNoNativeAtom) || g.Reason != ErrNoNativeAtom.Error() {
-				t.Fatalf("Compute error = %v, want %s", err, g.Reason)
+			if !errors.Is(err, ErrNoNativeAtom) || g.ErrorType != "IndexError" || g.Error != err.Error() {
+				t.Fatalf("Compute error = %v, want %s: %s", err, g.ErrorType, g.Error)
 			}
 			return
 		}
@@ -200,11 +202,7 @@ func runGolden(t *testing.T, root string, g goldenLine, lib *Library) {
 		if !errors.As(err, &ae) {
 			t.Fatalf("AnalyzeNative error = %v, want %s", err, g.Reason)
 		}
-		if got := fmt.Sprintf("%s: %s", g.ErrorType, ae.Msg); ae.Kind == ErrNoNativeAtom {
-			if ae.Msg != g.Reason {
-				t.Errorf("error %q, want %q", ae.Msg, g.Reason)
-			}
-		} else if got != g.Reason {
+		if got := fmt.Sprintf("%s: %s", ae.PyType(), ae.Msg); got != g.Reason {
 			t.Errorf("error %q, want %q", got, g.Reason)
 		}
 		return
@@ -249,5 +247,68 @@ func TestGoldenMini(t *testing.T) {
 	}
 	if docs != 57 {
 		t.Errorf("%d document lines, want 57", docs)
+	}
+}
+
+var synth struct {
+	sync.Once
+	lib *Library
+	err error
+}
+
+// synthLib writes the synthetic production-size library with
+// ../shared/tools/synth_rotlib.py (its defaults: --seed 1, the mini template;
+// about 3 s) into a temporary folder once per test binary, and loads it.
+func synthLib(t *testing.T) *Library {
+	t.Helper()
+	py := testcorpus.Tool(t, "/usr/bin/python3", "writes the synthetic rotamer library (tools/synth_rotlib.py)")
+	dir := testcorpus.Dir(t)
+	synth.Do(func() {
+		out, err := os.MkdirTemp("", "confind-synth-*")
+		if err != nil {
+			synth.err = err
+			return
+		}
+		defer os.RemoveAll(out)
+		script := filepath.Join(dir, "..", "tools", "synth_rotlib.py")
+		cmd := exec.Command(py, script, "--template", filepath.Join(dir, "golden", "confind-mini-rotlib", "EBL.out"), "--out", out)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			synth.err = fmt.Errorf("%s: %v\n%s", script, err, msg)
+			return
+		}
+		synth.lib, synth.err = LoadLibrary(out)
+	})
+	if synth.err != nil {
+		t.Fatal(synth.err)
+	}
+	return synth.lib
+}
+
+// TestGoldenSynth checks confind-synth.jsonl (5 AFDB files with the
+// synthetic library: binning, weights[:nr], the 8-accumulator sum).
+func TestGoldenSynth(t *testing.T) {
+	dir := testcorpus.Dir(t)
+	lib := synthLib(t)
+	for _, g := range readGolden(t, filepath.Join(dir, "golden", "confind-synth.jsonl")) {
+		t.Run(g.File, func(t *testing.T) { runGolden(t, dir, g, lib) })
+	}
+}
+
+// TestGoldenEdge checks confind-edge.jsonl: both modes, both libraries.
+func TestGoldenEdge(t *testing.T) {
+	dir := testcorpus.Dir(t)
+	mini := miniLib(t)
+	lines := readGolden(t, filepath.Join(dir, "golden", "confind-edge", "confind-edge.jsonl"))
+	if len(lines) != 56 {
+		t.Errorf("%d lines, want 56", len(lines))
+	}
+	for _, g := range lines {
+		t.Run(g.File+"/"+g.Mode+"/"+g.Library, func(t *testing.T) {
+			lib := mini
+			if g.Library == "synth" {
+				lib = synthLib(t)
+			}
+			runGolden(t, filepath.Join(dir, "golden"), g, lib)
+		})
 	}
 }

@@ -13,7 +13,7 @@ import (
 // ErrNoNativeAtom is pyconfind's IndexError ("index 0 is out of bounds for
 // axis 0 with size 0"): a run of atoms of one position key holds no atom of
 // the key's native residue name (section 3 of the page).
-var ErrNoNativeAtom = errors.New("IndexError: index 0 is out of bounds for axis 0 with size 0")
+var ErrNoNativeAtom = errors.New("index 0 is out of bounds for axis 0 with size 0")
 
 // legal are the residue names pyconfind keeps.
 var legal = map[string]bool{
@@ -264,4 +264,3 @@ func cross(u, v vec) vec {
 		float64(u[0]*v[1]) - float64(u[1]*v[0]),
 	}
 }
-

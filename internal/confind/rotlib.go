@@ -50,8 +50,8 @@ type template struct {
 	parentRef [][3]int
 	needBB    [4]bool
 	// tested: clash-tested atoms; contact: tested and not hydrogen.
-	tested  []bool
-	contact []bool
+	tested   []bool
+	contact  []bool
 	nContact int
 }
 

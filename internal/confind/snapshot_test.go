@@ -68,3 +68,38 @@ func firstDiff(got, want string) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestEdgeCont reproduces the default-mode .cont texts of confind-edge
+// (mini library for every case, synthetic library for two).
+func TestEdgeCont(t *testing.T) {
+	dir := filepath.Join(testcorpus.Dir(t), "golden", "confind-edge")
+	conts, err := filepath.Glob(filepath.Join(dir, "*.cont"))
+	if err != nil || len(conts) < 15 {
+		t.Fatalf("confind-edge .cont files: %d, %v", len(conts), err)
+	}
+	for _, path := range conts {
+		base := filepath.Base(path)
+		t.Run(base, func(t *testing.T) {
+			parts := strings.Split(base, ".")
+			lib := miniLib(t)
+			if parts[1] == "synth" {
+				lib = synthLib(t)
+			}
+			st, err := mmcif.ReadFile(filepath.Join(dir, parts[0]+".cif"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Compute(st, lib, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.ContText(); got != string(want) {
+				t.Errorf("ContText differs from %s:\n%s", base, firstDiff(got, string(want)))
+			}
+		})
+	}
+}
