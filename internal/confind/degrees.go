@@ -2,7 +2,7 @@ package confind
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // Contact is one reported contact: positions I < J with Degree > 0.
@@ -86,82 +86,98 @@ type hit struct{ a, b int32 }
 // of each surviving rotamer. Pairs need both CA atoms within dcut; atoms
 // are in contact at distance <= cutoff.
 func (s *survivors) degrees(pos []Position, cutoff, dcut float64) ([]Contact, []float64) {
-	g := newGrid(s.atoms, cutoff)
+	// Positions are visited from the last to the first; the grid holds the
+	// atoms of the positions after the current one, so every neighbour
+	// found is a partner j > i.
+	g := newLinkedGrid(s.atoms, cutoff)
 	c2, d2 := cutoff*cutoff, dcut*dcut
 	cp := make([]float64, len(s.w))
-	var out []Contact
+	var out, rev []Contact
 	buckets := make([][]hit, len(pos))
 	var touched []int32
 	var nb []int32
+	var cells []cellRange
 	stamp := make([]int, len(pos)) // i+1: pair (i, j) in range; -(i+1): out of range
 	var seen []bool
 	var set []int
-	for i := range pos {
-		if !pos[i].hasBB[bbCA] || s.posRot[i] == s.posRot[i+1] {
-			continue
-		}
-		touched = touched[:0]
-		for a := s.posAtom[i]; a < s.posAtom[i+1]; a++ {
-			x := s.atoms[a]
-			nb = nb[:0]
-			g.near(x, func(b int32) bool {
-				j := s.atomPos[b]
-				if int(j) > i && dist2(x, s.atoms[b]) <= c2 {
-					nb = append(nb, b)
+	for i := len(pos) - 1; i >= 0; i-- {
+		if pos[i].hasBB[bbCA] && s.posRot[i] != s.posRot[i+1] {
+			touched = touched[:0]
+			for a := s.posAtom[i]; a < s.posAtom[i+1]; a++ {
+				x := s.atoms[a]
+				nb = nb[:0]
+				cells = g.around(cells[:0], x)
+				for _, cr := range cells {
+					for c := cr.base + cr.z0; c <= cr.base+cr.z1; c++ {
+						for b := g.head[c]; b >= 0; b = g.next[b] {
+							if dist2(x, s.atoms[b]) <= c2 {
+								nb = append(nb, b)
+							}
+						}
+					}
 				}
-				return true
-			})
-			if len(nb) > 1 {
-				sort.Slice(nb, func(p, q int) bool { return nb[p] < nb[q] })
+				if len(nb) > 1 {
+					slices.Sort(nb)
+				}
+				for _, b := range nb {
+					j := s.atomPos[b]
+					switch stamp[j] {
+					case -(i + 1):
+						continue
+					case i + 1:
+					default:
+						if !pos[j].hasBB[bbCA] || dist2(pos[i].bb[bbCA], pos[j].bb[bbCA]) > d2 {
+							stamp[j] = -(i + 1)
+							continue
+						}
+						stamp[j] = i + 1
+						touched = append(touched, j)
+					}
+					buckets[j] = append(buckets[j], hit{a, b})
+				}
 			}
-			for _, b := range nb {
-				j := s.atomPos[b]
-				switch stamp[j] {
-				case -(i + 1):
-					continue
-				case i + 1:
-				default:
-					if !pos[j].hasBB[bbCA] || dist2(pos[i].bb[bbCA], pos[j].bb[bbCA]) > d2 {
-						stamp[j] = -(i + 1)
+			slices.Sort(touched)
+			rev = rev[:0]
+			for _, j := range touched {
+				c := 0.0
+				baseI, baseJ := s.posRot[i], s.posRot[j]
+				nj := int(s.posRot[j+1] - baseJ)
+				if n := int(s.posRot[i+1]-baseI) * nj; len(seen) < n {
+					seen = make([]bool, n)
+				}
+				for _, h := range buckets[j] {
+					ra, rb := s.atomRot[h.a], s.atomRot[h.b]
+					k := int(ra-baseI)*nj + int(rb-baseJ)
+					if seen[k] {
 						continue
 					}
-					stamp[j] = i + 1
-					touched = append(touched, j)
+					seen[k] = true
+					set = append(set, k)
+					c = c + float64(s.w[ra]*s.w[rb])
+					cp[ra] += s.w[rb]
+					cp[rb] += s.w[ra]
 				}
-				buckets[j] = append(buckets[j], hit{a, b})
+				for _, k := range set {
+					seen[k] = false
+				}
+				set = set[:0]
+				buckets[j] = buckets[j][:0]
+				deg := c / float64(s.sum[i]*s.sum[j])
+				if deg > 0 {
+					rev = append(rev, Contact{I: i, J: int(j), Degree: deg})
+				}
+			}
+			// Contacts of i go before those of i+1.., which are already
+			// in out: collect in reverse blocks and flip at the end.
+			for k := len(rev) - 1; k >= 0; k-- {
+				out = append(out, rev[k])
 			}
 		}
-		sort.Slice(touched, func(p, q int) bool { return touched[p] < touched[q] })
-		for _, j := range touched {
-			c := 0.0
-			baseI, baseJ := s.posRot[i], s.posRot[j]
-			nj := int(s.posRot[j+1] - baseJ)
-			if n := int(s.posRot[i+1]-baseI) * nj; len(seen) < n {
-				seen = make([]bool, n)
-			}
-			for _, h := range buckets[j] {
-				ra, rb := s.atomRot[h.a], s.atomRot[h.b]
-				k := int(ra-baseI)*nj + int(rb-baseJ)
-				if seen[k] {
-					continue
-				}
-				seen[k] = true
-				set = append(set, k)
-				c = c + float64(s.w[ra]*s.w[rb])
-				cp[ra] += s.w[rb]
-				cp[rb] += s.w[ra]
-			}
-			for _, k := range set {
-				seen[k] = false
-			}
-			set = set[:0]
-			buckets[j] = buckets[j][:0]
-			deg := c / float64(s.sum[i]*s.sum[j])
-			if deg > 0 {
-				out = append(out, Contact{I: i, J: int(j), Degree: deg})
-			}
+		for a := s.posAtom[i]; a < s.posAtom[i+1]; a++ {
+			g.insert(a, s.atoms[a])
 		}
 	}
+	slices.Reverse(out)
 	return out, cp
 }
 

@@ -76,29 +76,71 @@ func (g *grid) cellOf(p vec) int {
 	return (g.coord(p[0], g.lo[0], g.nx)*g.ny+g.coord(p[1], g.lo[1], g.ny))*g.nz + g.coord(p[2], g.lo[2], g.nz)
 }
 
-// near calls fn with every point index whose cell is within one cell of
-// p's (a superset of the points within g.cell of p); fn returns false to
-// stop early.
-func (g *grid) near(p vec, fn func(i int32) bool) {
-	x, y, z := g.coord(p[0], g.lo[0], g.nx), g.coord(p[1], g.lo[1], g.ny), g.coord(p[2], g.lo[2], g.nz)
-	// A point outside the box maps to an edge cell; it is still correct
-	// because everything within one cell size of it is in the edge cells.
-	for i := max(x-1, 0); i <= min(x+1, g.nx-1); i++ {
-		for j := max(y-1, 0); j <= min(y+1, g.ny-1); j++ {
-			base := (i*g.ny + j) * g.nz
-			z0, z1 := max(z-1, 0), min(z+1, g.nz-1)
-			for _, it := range g.items[g.start[base+z0]:g.start[base+z1+1]] {
-				if !fn(it) {
-					return
-				}
-			}
-		}
-	}
-}
-
 // dist2 is (dx*dx + dy*dy) + dz*dz without fused multiply-adds, the
 // squared distance pyconfind compares with the squared cutoff.
 func dist2(a, b vec) float64 {
 	dx, dy, dz := a[0]-b[0], a[1]-b[1], a[2]-b[2]
 	return float64(float64(dx*dx)+float64(dy*dy)) + float64(dz*dz)
+}
+
+// cellRange is one run of grid cells along z: cells base+z0 .. base+z1.
+type cellRange struct{ base, z0, z1 int }
+
+// around appends the cell runs within one cell of p's cell.
+func (g *grid) around(dst []cellRange, p vec) []cellRange {
+	x, y, z := g.coord(p[0], g.lo[0], g.nx), g.coord(p[1], g.lo[1], g.ny), g.coord(p[2], g.lo[2], g.nz)
+	z0, z1 := max(z-1, 0), min(z+1, g.nz-1)
+	for i := max(x-1, 0); i <= min(x+1, g.nx-1); i++ {
+		for j := max(y-1, 0); j <= min(y+1, g.ny-1); j++ {
+			dst = append(dst, cellRange{(i*g.ny + j) * g.nz, z0, z1})
+		}
+	}
+	return dst
+}
+
+// linkedGrid is a grid whose points are inserted one at a time (per cell a
+// singly linked list: head[cell], next[point]).
+type linkedGrid struct {
+	grid
+	head []int32
+	next []int32
+}
+
+// newLinkedGrid sizes a grid for pts (as newGrid) with no point inserted.
+func newLinkedGrid(pts []vec, minCell float64) *linkedGrid {
+	g := &linkedGrid{}
+	g.cell = minCell
+	if len(pts) == 0 {
+		g.nx, g.ny, g.nz = 1, 1, 1
+	} else {
+		lo, hi := pts[0], pts[0]
+		for _, p := range pts {
+			for d := 0; d < 3; d++ {
+				lo[d] = math.Min(lo[d], p[d])
+				hi[d] = math.Max(hi[d], p[d])
+			}
+		}
+		g.lo = lo
+		for {
+			g.nx = int((hi[0]-lo[0])/g.cell) + 1
+			g.ny = int((hi[1]-lo[1])/g.cell) + 1
+			g.nz = int((hi[2]-lo[2])/g.cell) + 1
+			if g.nx*g.ny*g.nz <= 8*len(pts)+64 {
+				break
+			}
+			g.cell *= 1.5
+		}
+	}
+	g.head = make([]int32, g.nx*g.ny*g.nz)
+	for i := range g.head {
+		g.head[i] = -1
+	}
+	g.next = make([]int32, len(pts))
+	return g
+}
+
+func (g *linkedGrid) insert(i int32, p vec) {
+	c := g.cellOf(p)
+	g.next[i] = g.head[c]
+	g.head[c] = i
 }

@@ -65,6 +65,13 @@ func (lib *Library) confs(aa string, p *Position) ([]int32, bool) {
 func place(pos []Position, lib *Library, nativeOnly bool) *placement {
 	pl := &placement{posRot: make([]int32, 1, len(pos)+1), nPlaced: make([]int, len(pos))}
 	var one [1]string
+	type job struct {
+		t   *template
+		idx []int32
+	}
+	jobs := make([]job, 0, len(pos))
+	jobEnd := make([]int, len(pos))
+	nrot, natom := 0, 0
 	for i := range pos {
 		p := &pos[i]
 		ids := defaultIdentities
@@ -81,19 +88,57 @@ func place(pos []Position, lib *Library, nativeOnly bool) *placement {
 			if !ok || !t.hasParents(p) {
 				continue
 			}
-			prop := aaProp[aa]
-			m := len(t.atoms)
-			for n, row := range idx {
-				a0 := int32(len(pl.atoms))
-				pl.atoms = append(pl.atoms, make([]vec, m)...)
-				t.build(p, int(row), pl.atoms[a0:])
-				pl.rots = append(pl.rots, rotamer{pos: int32(i), t: t, w: prop * t.weights[n], atom0: a0})
-			}
-			pl.nPlaced[i] += len(idx)
+			jobs = append(jobs, job{t, idx})
+			nrot += len(idx)
+			natom += len(idx) * len(t.atoms)
 		}
+		jobEnd[i] = len(jobs)
+	}
+	pl.rots = make([]rotamer, 0, nrot)
+	pl.atoms = make([]vec, natom)
+	a0 := 0
+	j0 := 0
+	var fr []frame
+	for i := range pos {
+		p := &pos[i]
+		for _, jb := range jobs[j0:jobEnd[i]] {
+			t := jb.t
+			prop := aaProp[t.name]
+			m := len(t.atoms)
+			fr = t.frames(p, fr[:0])
+			for n, row := range jb.idx {
+				t.build(p, int(row), fr, pl.atoms[a0:a0+m])
+				pl.rots = append(pl.rots, rotamer{pos: int32(i), t: t, w: prop * t.weights[n], atom0: int32(a0)})
+				a0 += m
+			}
+			pl.nPlaced[i] += len(jb.idx)
+		}
+		j0 = jobEnd[i]
 		pl.posRot = append(pl.posRot, int32(len(pl.rots)))
 	}
 	return pl
+}
+
+// frame is the NeRF frame (bc, m, n) of a placed atom and its parent c.
+type frame struct {
+	bc, m, n, c vec
+	ok          bool
+}
+
+// frames computes the frames of the atoms whose parents are all backbone
+// atoms (the same for every row of the position).
+func (t *template) frames(p *Position, fr []frame) []frame {
+	for k := range t.atoms {
+		ref := &t.parentRef[k]
+		if ref[0] >= 0 || ref[1] >= 0 || ref[2] >= 0 {
+			fr = append(fr, frame{})
+			continue
+		}
+		f := frameOf(p.bb[-1-ref[0]], p.bb[-1-ref[1]], p.bb[-1-ref[2]])
+		f.ok = true
+		fr = append(fr, f)
+	}
+	return fr
 }
 
 func (t *template) hasParents(p *Position) bool {
@@ -105,9 +150,20 @@ func (t *template) hasParents(p *Position) bool {
 	return true
 }
 
-// build places row's atoms into out.
-func (t *template) build(p *Position, row int, out []vec) {
+// build places row's atoms into out; fr holds the frames of the atoms
+// with backbone parents.
+func (t *template) build(p *Position, row int, fr []frame, out []vec) {
 	for k := range t.atoms {
+		var c *[4]float64
+		if vi := t.varIdx[k]; vi >= 0 {
+			c = (*[4]float64)(t.varCoef[(row*t.nVar+vi)*4:])
+		} else {
+			c = &t.constCoef[k]
+		}
+		if fr[k].ok {
+			out[k] = fr[k].place(c)
+			continue
+		}
 		ref := &t.parentRef[k]
 		var abc [3]vec
 		for i, r := range ref {
@@ -117,27 +173,27 @@ func (t *template) build(p *Position, row int, out []vec) {
 				abc[i] = p.bb[-1-r]
 			}
 		}
-		var c *[4]float64
-		if vi := t.varIdx[k]; vi >= 0 {
-			c = (*[4]float64)(t.varCoef[(row*t.nVar+vi)*4:])
-		} else {
-			c = &t.constCoef[k]
-		}
-		out[k] = nerf(abc[0], abc[1], abc[2], c)
+		f := frameOf(abc[0], abc[1], abc[2])
+		out[k] = f.place(c)
 	}
 }
 
-// nerf places d from parents a, b, c and coefficients (bond, -cos t,
-// sin t cos p, sin t sin p), in pyconfind's operation order, no FMA.
-func nerf(a, b, c vec, k *[4]float64) vec {
+// frameOf is the NeRF frame of parents a, b, c in pyconfind's operation
+// order, no FMA.
+func frameOf(a, b, c vec) frame {
 	bc := unit(vec{c[0] - b[0], c[1] - b[1], c[2] - b[2]})
 	ab := unit(vec{b[0] - a[0], b[1] - a[1], b[2] - a[2]})
 	n := unit(cross(ab, bc))
-	m := cross(n, bc)
+	return frame{bc: bc, m: cross(n, bc), n: n, c: c}
+}
+
+// place returns the atom at coefficients k (bond, -cos t, sin t cos p,
+// sin t sin p) from the frame: c + bond*((k1*bc + k2*m) + k3*n).
+func (f *frame) place(k *[4]float64) vec {
 	var d vec
 	for i := 0; i < 3; i++ {
-		s := float64(float64(k[1]*bc[i])+float64(k[2]*m[i])) + float64(k[3]*n[i])
-		d[i] = c[i] + float64(k[0]*s)
+		s := float64(float64(k[1]*f.bc[i])+float64(k[2]*f.m[i])) + float64(k[3]*f.n[i])
+		d[i] = f.c[i] + float64(k[0]*s)
 	}
 	return d
 }
@@ -165,6 +221,7 @@ func (pl *placement) prune(pos []Position, clash float64) {
 	c2 := clash * clash
 	pl.percont = make([][]int32, len(pos))
 	pl.survived = make([]int, len(pos))
+	var cells []cellRange
 	for ri := range pl.rots {
 		r := &pl.rots[ri]
 		ala := r.t.name == "ALA"
@@ -173,16 +230,20 @@ func (pl *placement) prune(pos []Position, clash float64) {
 				continue
 			}
 			x := pl.atoms[int(r.atom0)+k]
-			g.near(x, func(o int32) bool {
-				if obstPos[o] == r.pos || dist2(x, obst[o]) > c2 {
-					return true
-				}
-				r.pruned = true
-				if ala {
+			cells = g.around(cells[:0], x)
+		scan:
+			for _, cr := range cells {
+				for _, o := range g.items[g.start[cr.base+cr.z0]:g.start[cr.base+cr.z1+1]] {
+					if obstPos[o] == r.pos || dist2(x, obst[o]) > c2 {
+						continue
+					}
+					r.pruned = true
+					if !ala {
+						break scan
+					}
 					pl.percont[r.pos] = addSorted(pl.percont[r.pos], obstPos[o])
 				}
-				return ala
-			})
+			}
 			if r.pruned && !ala {
 				break
 			}

@@ -222,11 +222,13 @@ func parseFloat(s []byte) (float64, error) {
 
 func (lib *Library) readEBL(r io.Reader, name string) error {
 	var cur *eblResidue
+	var scratch []float64 // CONF values of the current residue, reused
 	finish := func() error {
 		if cur == nil {
 			return nil
 		}
 		t, err := cur.build(name)
+		scratch = cur.conf[:0]
 		if err != nil {
 			return err
 		}
@@ -247,7 +249,7 @@ func (lib *Library) readEBL(r io.Reader, name string) error {
 			if _, dup := lib.ebl[string(f[1])]; dup {
 				return lineError(name, ln, "residue %s defined twice", f[1])
 			}
-			cur = &eblResidue{name: string(f[1]), line: ln}
+			cur = &eblResidue{name: string(f[1]), line: ln, conf: scratch}
 			return nil
 		}
 		if kw == "LIBRARY" && cur == nil && len(lib.ebl) == 0 {
@@ -490,7 +492,6 @@ func (e *eblResidue) build(file string) (*template, error) {
 			}
 		}
 	}
-	e.conf = nil
 	return t, nil
 }
 
