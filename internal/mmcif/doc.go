@@ -52,16 +52,32 @@
 //
 // # Syntax
 //
-// The whole file is tokenized as CIF 1.1 (data blocks, tag-value pairs,
-// loop_, single- and double-quoted values that close only before
-// whitespace, ;-text fields, # comments, '.' and '?', case-insensitive
-// keywords and tags, any column order). Tokens are spans into the input; no
-// value is copied unless it becomes a name in the result. Only _atom_site
-// (streamed row by row), _entity and _struct_asym of the first data block
-// are turned into values; every other loop is tokenized and counted (a loop
-// whose value count is not a multiple of its tag count is an error, as in
-// gemmi) and skipped. Bytes outside printable ASCII are rejected outside
-// text fields, as CIF 1.1 and gemmi do.
+// The whole file is tokenized as CIF 1.1 with gemmi 0.5.7's grammar (data
+// blocks, tag-value pairs, loop_, save_ frames, single- and double-quoted
+// values that close only before whitespace, '#' or the end, ;-text fields,
+// # comments, '.' and '?', case-insensitive keywords and tags, any column
+// order). Tokens are spans into the input; no value is copied unless it
+// becomes a name in the result. Only _atom_site (streamed row by row),
+// _entity and _struct_asym of the first data block (outside save_ frames,
+// which gemmi does not search) are turned into values; every other loop is
+// tokenized and counted (a loop whose value count is not a multiple of its
+// tag count is an error, as in gemmi) and skipped.
+//
+// Bytes: a quoted value may hold any byte but a newline (gemmi relaxed its
+// quoted_tail rule for PDB 5Q1H, whose title has a no-break space; Latin-1
+// and UTF-8 text from other tools reads the same way), and so may text
+// fields and comments; unquoted values, tags and block names are printable
+// ASCII, anything else there is an error, as in gemmi.
+//
+// Duplicates, as gemmi's check_for_duplicates refuses them: a tag given
+// twice in a block (as pairs or loop columns, compared without case; tags
+// inside save_ frames are not the block's), a block name given twice
+// (without case; a bare data_ is "#"), a save_ frame name given twice in a
+// block. The frame grammar is gemmi's too: no frame inside a frame, a bare
+// save_ only to close one, every frame closed before its block ends, and
+// stop_ only right after a loop's values.
+// TestNonASCIIInQuotedValuesAsGemmi and TestDuplicateTagsAsGemmi check
+// these rules against python3-gemmi at test time.
 //
 // # Speed
 //
