@@ -148,6 +148,16 @@
 //     atom whose residue was seen earlier in the part (even after other
 //     residues) joins that residue; microheterogeneity (two comp_ids at one
 //     seq id) gives two residues.
+//   - label_seq_id: gemmi 0.5.7 keeps it as written and leaves it empty
+//     (None) for '.', '?' or a missing column; LabelSeq is then 0 (a written
+//     0 reads the same). Contacts (structure.SeqNumbers) number a polymer
+//     none of whose residues has one by position, so that files without
+//     the column (Rosetta's, PDB format) have contacts; gemmi itself
+//     numbers them only when asked (assign_label_seq_id). The other values
+//     that are silently 0 or empty where gemmi has none: AuthSeq for an
+//     auth_seq_id of '?' (gemmi None), Model.Num for a model name that is
+//     not an integer, EntityID without label_entity_id. TestLabelSeqAsGemmi
+//     checks these readings against python3-gemmi.
 //   - Atoms keep every altloc; the B-factor and occupancy are parsed as
 //     float64 then stored as float32 (an unquoted '?' or '.' reads as
 //     gemmi's defaults, 50 and 1); coordinates are correctly rounded

@@ -9,6 +9,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif/gemmitest"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
 // syntaxAtoms is a two-residue _atom_site loop for the syntax cases.
@@ -136,4 +137,58 @@ func TestDuplicateTagsAsGemmi(t *testing.T) {
 		{"stop_ after a loop", "data_x\n" + syntaxAtoms + "stop_\n_a.b 1\n", true},
 		{"stop_ outside a loop", block("_a.b 1\nstop_\n"), false},
 	})
+}
+
+// hairpin returns _atom_site rows of ten glycines folded back on
+// themselves (residue k and 11-k about 5 Å apart: contacts at |i-j| >= 6),
+// label_seq_id given by lseq(k) ("" leaves the column out).
+func hairpin(lseq func(k int) string) string {
+	var b strings.Builder
+	b.WriteString("data_h\nloop_\n_atom_site.group_PDB\n_atom_site.id\n_atom_site.type_symbol\n_atom_site.label_atom_id\n" +
+		"_atom_site.label_alt_id\n_atom_site.label_comp_id\n_atom_site.label_asym_id\n_atom_site.label_entity_id\n")
+	if lseq(1) != "" {
+		b.WriteString("_atom_site.label_seq_id\n")
+	}
+	b.WriteString("_atom_site.Cartn_x\n_atom_site.Cartn_y\n_atom_site.Cartn_z\n_atom_site.occupancy\n" +
+		"_atom_site.B_iso_or_equiv\n_atom_site.auth_seq_id\n_atom_site.auth_asym_id\n")
+	for k := 1; k <= 10; k++ {
+		x, y := float64(k-1)*3.8, 0.0
+		if k > 5 {
+			x, y = float64(10-k)*3.8, 5
+		}
+		ls := lseq(k)
+		if ls != "" {
+			ls += " "
+		}
+		fmt.Fprintf(&b, "ATOM %d C CA . GLY A 1 %s%.3f %.3f 0 1 %d %d A\n", k, ls, x, y, 50+k, 100+k)
+	}
+	return b.String()
+}
+
+// TestLabelSeqAsGemmi: gemmi 0.5.7 leaves label_seq empty (None) where
+// label_seq_id is '.', '?' or absent, and so do we (LabelSeq 0); the
+// contacts are then numbered by position in the polymer
+// (structure.SeqNumbers), so that files without the column (Rosetta's, PDB
+// format) have contacts. Each case's label_seqs and contacts are compared
+// with gemmi's reading numbered the same way.
+func TestLabelSeqAsGemmi(t *testing.T) {
+	cases := []syntaxCase{
+		{"label_seq_id given", hairpin(func(k int) string { return fmt.Sprint(k) }), true},
+		{"label_seq_id column absent", hairpin(func(int) string { return "" }), true},
+		{"label_seq_id '.' throughout (Rosetta)", hairpin(func(int) string { return "." }), true},
+		{"label_seq_id '?' throughout", hairpin(func(int) string { return "?" }), true},
+		{"one '.' among numbers", hairpin(func(k int) string { return map[bool]string{true: ".", false: fmt.Sprint(k)}[k == 4] }), true},
+	}
+	agreeWithGemmi(t, cases)
+	for _, c := range cases[1:4] {
+		st, err := mmcif.Read([]byte(c.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		poly := st.Models[0].Chains[0].Polymer()
+		cs, _ := structure.Contacts(poly, 8.0, 6)
+		if len(cs) == 0 || poly[0].LabelSeq != 0 {
+			t.Errorf("%s: %d contacts, label_seq %d; want contacts numbered by position and no label_seq", c.name, len(cs), poly[0].LabelSeq)
+		}
+	}
 }

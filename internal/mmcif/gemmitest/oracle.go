@@ -37,6 +37,8 @@ type Chain struct {
 	Sums [3]jsonFloat `json:"sums"`
 	// Residues: "NAME SEQ[ICODE] SUBCHAIN ENTITYTYPE NATOMS" per residue.
 	Residues []string `json:"residues"`
+	// LabelSeqs: each residue's label_seq, nil where gemmi has none.
+	LabelSeqs []*int `json:"label_seqs"`
 	// Atoms: every atom of the chain in order.
 	Atoms []Atom `json:"atoms"`
 }
