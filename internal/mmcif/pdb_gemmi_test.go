@@ -10,6 +10,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif/gemmitest"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
@@ -144,4 +145,34 @@ func TestCorpusAsPDBAgreesWithGemmi(t *testing.T) {
 		atoms += countAtoms(rs[i])
 	}
 	t.Logf("%d of %d corpus files written as PDB by gemmi, %d atoms, read as gemmi reads them", len(paths), len(srcs), atoms)
+}
+
+// BenchmarkReadIntoAFDBAsPDB reads PDB-format copies of the afdb/ files
+// (written by gemmi at the start) into one reused structure; MB/s is over
+// the copies. BenchmarkReadIntoAFDB is the same on the mmCIF originals.
+func BenchmarkReadIntoAFDBAsPDB(b *testing.B) {
+	g := gemmitest.New(b)
+	paths, err := g.WritePDB(testcorpus.Files(b, "afdb"), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var files [][]byte
+	var total int64
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		files, total = append(files, data), total+int64(len(data))
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	var st structure.Structure
+	for b.Loop() {
+		for _, d := range files {
+			if err := mmcif.ReadInto(&st, d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }
