@@ -123,7 +123,7 @@ func Inspect(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("ratio gemmi/inspect: %.2fx (goal >= 5x): %s\n", g/o, verdict)
 	if *pdb {
-		return perAtom(cifs, paths, *reps)
+		return perAtom(cifs, paths, *reps, g)
 	}
 	return nil
 }

@@ -44,8 +44,9 @@ func writePDBCopies(ctx context.Context, python string, paths []string, dir stri
 // perAtom measures the reader alone (mmcif.ReadInto into one reused
 // structure, in this process, one goroutine) on the mmCIF files and on
 // their PDB-format copies, in interleaved trials, and prints the median
-// CPU per atom of each and their ratio (goal: PDB at least as fast).
-func perAtom(cifs, pdbs []string, trials int) error {
+// CPU per atom of each and their ratio (goal: PDB at least as fast), and
+// gemmi's, from its gemmiMs CPU per PDB file.
+func perAtom(cifs, pdbs []string, trials int, gemmiMs float64) error {
 	load := func(paths []string) ([][]byte, int, error) {
 		var st structure.Structure
 		datas, atoms := make([][]byte, len(paths)), 0
@@ -103,5 +104,7 @@ func perAtom(cifs, pdbs []string, trials int) error {
 	fmt.Printf("reader alone (ReadInto, one goroutine, %d atoms, %d interleaved trials of 5 passes, medians): mmCIF %.1f ns/atom, PDB copies %.1f ns/atom\n",
 		cifAtoms, len(cif), c, p)
 	fmt.Printf("ratio PDB/mmCIF per atom: %.2f (goal <= 1): %s\n", p/c, verdict)
+	g := gemmiMs * 1e6 * float64(len(pdbs)) / float64(cifAtoms)
+	fmt.Printf("gemmi read_structure of the PDB copies: %.1f ns/atom; the reader alone is %.2fx gemmi\n", g, g/p)
 	return nil
 }

@@ -22,7 +22,10 @@
 //     31-54, occupancy 55-60 (1 when the line is shorter), B 61-66 (20),
 //     element 77-78 or, without a letter there, from the atom name. Numbers
 //     are the longest numeric prefix of the field, correctly rounded, 0 when
-//     there is none; record names are compared without case.
+//     there is none; record names are compared without case. The two fields
+//     gemmi reads without checking the line's length (MODEL's number, columns
+//     11-14, and ANISOU's U11) come, on a short line, from what earlier lines
+//     left in gemmi's line buffer, and so they do here.
 //   - Models: MODEL numbers, or 1, 2, ... for atoms outside MODEL records
 //     (ENDMDL without MODEL separates them); a repeated MODEL number, MODEL
 //     inside a model, and atoms after ENDMDL that would reuse a model number
@@ -46,6 +49,13 @@
 //     than 55 bytes, ANISOU not after an atom or repeated, a charge that is
 //     neither "2+" nor "+2" form, data_ or mmJSON text before any atom. A NUL
 //     byte is an error too (gemmi's C strings would cut the line there).
+//     TestPDBSnapshotsAgreeWithGemmi, TestCorpusAsPDBAgreesWithGemmi,
+//     TestPDBRecordsAsGemmi and TestGemmiDifferentialPDB check all this
+//     against python3-gemmi at test time.
+//   - Speed (bench inspect --pdb): an atom line whose residue columns are
+//     the previous line's skips the residue lookup, fixed-form numbers take
+//     one pass and one division, atom names are found by their four
+//     columns; about the mmCIF reader's CPU per atom.
 //   - Read and ReadInto give a PDB structure no name (Structure.Name ""),
 //     ReadFile and ReadFrom the name gemmi gives it from the path (PDBName).
 //     Residue.LabelSeq and EntityID are 0 and "": the format has neither.

@@ -42,15 +42,16 @@ type syntaxCase struct {
 }
 
 // agreeWithGemmi reads every case with gemmi (one Python process) and with
-// ReadFile: gemmi must do what the case says, and foldcorpus what gemmi
+// ReadFile, each in a file named with ext (gemmi picks its reader by
+// name): gemmi must do what the case says, and foldcorpus what gemmi
 // does (the same error outcome, or the same reading, atom by atom).
-func agreeWithGemmi(t *testing.T, cases []syntaxCase) {
+func agreeWithGemmi(t *testing.T, ext string, cases []syntaxCase) {
 	t.Helper()
 	g := gemmitest.New(t)
 	dir := t.TempDir()
 	paths := make([]string, len(cases))
 	for i, c := range cases {
-		paths[i] = filepath.Join(dir, fmt.Sprintf("case%d.cif", i))
+		paths[i] = filepath.Join(dir, fmt.Sprintf("case%d%s", i, ext))
 		if err := os.WriteFile(paths[i], []byte(c.in), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +88,7 @@ func agreeWithGemmi(t *testing.T, cases []syntaxCase) {
 // block names stay printable ASCII.
 func TestNonASCIIInQuotedValuesAsGemmi(t *testing.T) {
 	block := func(extra string) string { return "data_x\n" + extra + syntaxAtoms }
-	agreeWithGemmi(t, []syntaxCase{
+	agreeWithGemmi(t, ".cif", []syntaxCase{
 		{"UTF-8 in a single-quoted title", block("_struct.title 'caf\xc3\xa9 au lait'\n"), true},
 		{"no-break space (5Q1H) in a double-quoted title", block("_struct.title \"PanDDA\xc2\xa0analysis\"\n"), true},
 		{"Latin-1 byte in a quoted value", block("_struct.title 'Universit\xe9'\n"), true},
@@ -114,7 +115,7 @@ func TestNonASCIIInQuotedValuesAsGemmi(t *testing.T) {
 // and frames' items not being read as the block's are checked alongside.
 func TestDuplicateTagsAsGemmi(t *testing.T) {
 	block := func(extra string) string { return "data_x\n" + extra + syntaxAtoms }
-	agreeWithGemmi(t, []syntaxCase{
+	agreeWithGemmi(t, ".cif", []syntaxCase{
 		{"one title", block("_struct.title A\n"), true},
 		{"title twice", block("_struct.title A\n_struct.title B\n"), false},
 		{"title twice in other case", block("_struct.title A\n_STRUCT.Title B\n"), false},
@@ -179,7 +180,7 @@ func TestLabelSeqAsGemmi(t *testing.T) {
 		{"label_seq_id '?' throughout", hairpin(func(int) string { return "?" }), true},
 		{"one '.' among numbers", hairpin(func(k int) string { return map[bool]string{true: ".", false: fmt.Sprint(k)}[k == 4] }), true},
 	}
-	agreeWithGemmi(t, cases)
+	agreeWithGemmi(t, ".cif", cases)
 	for _, c := range cases[1:4] {
 		st, err := mmcif.Read([]byte(c.in))
 		if err != nil {
@@ -191,4 +192,29 @@ func TestLabelSeqAsGemmi(t *testing.T) {
 			t.Errorf("%s: %d contacts, label_seq %d; want contacts numbered by position and no label_seq", c.name, len(cs), poly[0].LabelSeq)
 		}
 	}
+}
+
+// TestPDBRecordsAsGemmi: PDB-format records whose reading depends on what
+// gemmi's line buffer holds from earlier lines (a bare MODEL takes its
+// number, a bare ANISOU its U11, from the columns earlier lines left), and
+// TER, END and chain-part rules, against python3-gemmi.
+func TestPDBRecordsAsGemmi(t *testing.T) {
+	atom := func(serial int, res string, chain string, seq int, x float64) string {
+		return fmt.Sprintf("ATOM  %5d  CA  %-3s %1s%4d    %8.3f   6.134  -6.504  1.00 90.00           C\n", serial, res, chain, seq, x)
+	}
+	a1, a2, b1 := atom(1, "ALA", "A", 1, 11.104), atom(2, "GLY", "A", 2, 14.9), atom(3, "SER", "B", 1, 0.5)
+	zeroU := "ANISOU    1  CA  ALA A   1        0    200    300      0      0      0\n"
+	cases := []syntaxCase{
+		{"bare ANISOU after an atom: U11 from the atom line, then a duplicate", a1 + "ANISOU\n" + zeroU, false},
+		{"bare ANISOU after an ANISOU with U11 0: its U11 from that line (0)", a1 + zeroU + "ANISOU\n" + a2, true},
+		{"bare MODEL: number 1 from the atom line's columns 11-14, a duplicate", a1 + "ENDMDL\nMODEL\n" + a2, false},
+		{"bare MODEL: number 3 from the atom line's columns 11-14", atom(3, "ALA", "A", 1, 11.104) + "ENDMDL\nMODEL\n" + a2, true},
+		{"bare MODEL first: number 0", "MODEL\n" + a1 + "ENDMDL\n", true},
+		{"TER then HETATM water in the chain", a1 + a2 + "TER\nHETATM    4  O   HOH A   3       1.000   2.000   3.000  1.00 20.00           O\n", true},
+		{"chain A again after B, after TER", a1 + "TER\n" + b1 + atom(4, "LEU", "A", 5, 3.3), true},
+		{"chain A again after B, no TER", a1 + b1 + atom(4, "LEU", "A", 5, 3.3), true},
+		{"text after END", a1 + "END\n" + b1, true},
+		{"HETATM standard residue in a chain without TER", a1 + strings.Replace(a2, "ATOM  ", "HETATM", 1), true},
+	}
+	agreeWithGemmi(t, ".pdb", cases)
 }

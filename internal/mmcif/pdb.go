@@ -60,7 +60,9 @@ type pdbReader struct {
 	fill    []int32
 	spare   []structure.Atom
 
-	names map[uint32]string // atom names by their four columns
+	buf       [121]byte         // gemmi's line buffer (see scan)
+	names     map[uint32]string // atom names by their four columns
+	nameCache [256]nameEntry    // a direct-mapped cache in front of names
 
 	keyRes    [10]byte // columns 18-27 of the last atom line (residue key)
 	keySeg    [4]byte  // and its columns 73-76
@@ -102,8 +104,15 @@ func (p *pdbReader) release() {
 	}
 	if len(p.names) > maxInterned {
 		p.names = map[uint32]string{}
+		p.nameCache = [256]nameEntry{}
 	}
 	pdbReaders.Put(p)
+}
+
+type nameEntry struct {
+	key  uint32
+	name string
+	ok   bool
 }
 
 // pdbLineError is an error at a line of a PDB file.
@@ -132,6 +141,7 @@ func readPDB(st *structure.Structure, data []byte, arr arrays) error {
 	defer p.release()
 	p.curModel, p.curPart, p.curRes = -1, -1, -1
 	p.afterTer, p.anisoSet, p.keyOK = false, false, false
+	p.buf = [121]byte{}
 	p.atoms = arr.atoms[:0]
 	if est := len(data)/81 + 16; cap(p.atoms) < est {
 		p.atoms = make([]structure.Atom, 0, est)
@@ -150,6 +160,9 @@ func readPDB(st *structure.Structure, data []byte, arr arrays) error {
 
 // scan reads the lines of data (gemmi's main loop).
 func (p *pdbReader) scan(data []byte) error {
+	if k := bytes.IndexByte(data, 0); k >= 0 {
+		return &pdbLineError{lineOf(data, k), "NUL byte in a PDB-format line"}
+	}
 	lineNum := 0
 	for pos := 0; pos < len(data); {
 		lineNum++
@@ -164,17 +177,19 @@ func (p *pdbReader) scan(data []byte) error {
 		// gemmi reads at most 120 bytes of a line and skips the rest
 		l := pdbLine(data[pos:min(end, pos+120)])
 		pos = next
-		if k := bytes.IndexByte(l, 0); k >= 0 {
-			return &pdbLineError{lineNum, "NUL byte in a PDB-format line"}
-		}
+		// gemmi's line buffer: this line over the earlier ones, then NUL;
+		// the few fields gemmi reads past a short line's end (MODEL's
+		// number, ANISOU's U11) come from what earlier lines left there
+		p.buf[copy(p.buf[:120], l)] = 0
+		buf := pdbLine(p.buf[:])
 		var err error
 		switch id := l.alpha4(); {
 		case id == recATOM || id == recHETATM:
 			err = p.atom(l)
 		case id == recANISOU:
-			err = p.aniso(l)
+			err = p.aniso(buf)
 		case id == recMODEL:
-			err = p.model(l)
+			err = p.model(buf)
 		case id == recENDMDL:
 			p.curModel, p.curPart = -1, -1
 		case l.isRecord3(recTER):
@@ -183,7 +198,7 @@ func (p *pdbReader) scan(data []byte) error {
 			return nil
 		case id == recData && l.at(4) == '_' && p.curModel < 0:
 			err = fmt.Errorf("incorrect file format (perhaps it is cif not pdb?)")
-		case id == recJSON && l.alpha3(4) == alpha3("ta_") && p.curModel < 0:
+		case id == recJSON && buf.alpha3(4) == alpha3("ta_") && p.curModel < 0:
 			err = fmt.Errorf("incorrect file format (perhaps it is mmJSON not pdb?)")
 		}
 		if err != nil {
@@ -308,11 +323,16 @@ func (p *pdbReader) addAtom(l pdbLine) error {
 // columns' four bytes.
 func (p *pdbReader) atomName(l pdbLine) string {
 	k := uint32(l[12])<<24 | uint32(l[13])<<16 | uint32(l[14])<<8 | uint32(l[15])
-	if n, ok := p.names[k]; ok {
-		return n
+	h := (k * 0x9e3779b1) >> (32 - 8)
+	if c := &p.nameCache[h]; c.ok && c.key == k {
+		return c.name
 	}
-	n := p.in(l.readString(12, 4))
-	p.names[k] = n
+	n, ok := p.names[k]
+	if !ok {
+		n = p.in(l.readString(12, 4))
+		p.names[k] = n
+	}
+	p.nameCache[h] = nameEntry{k, n, true}
 	return n
 }
 

@@ -99,6 +99,11 @@ func (g *pdbGen) atom(a pdbAtom) {
 	if g.p(0.03) {
 		g.line(fmt.Sprintf("%s%s %-4s%c%-3s%2s%s%c %7d%7d%7d%7d%7d%7d", g.record("ANISOU"), serial, name, a.alt, a.res, a.chain,
 			a.seq, a.icode, g.r.IntN(3)*100, 200, 300, 0, 0, 0))
+		if g.p(0.1) {
+			// gemmi reads the bare record's U11 from what earlier lines
+			// left in its line buffer: a duplicate when that is not 0
+			g.line("ANISOU")
+		}
 	}
 }
 
@@ -172,7 +177,8 @@ func (g *pdbGen) residue(het bool, res, chain, seq string, icode byte, seg strin
 // standard residues, waters after TER or in their own chain, TER records
 // present, missing or repeated, 1-3 models (MODEL/ENDMDL, or ENDMDL only
 // as MD files write them), lines cut before column 80 or longer than 120,
-// elements absent (read from the name), ANISOU, header records, CRLF line
+// elements absent (read from the name), ANISOU, bare MODEL and ANISOU
+// records (whose fields gemmi reads from earlier lines), header records, CRLF line
 // ends, lower-case record names, a few malformed files gemmi refuses, and
 // text after END.
 func GeneratePDB(r *rand.Rand) []byte {
@@ -213,7 +219,10 @@ func GeneratePDB(r *rand.Rand) []byte {
 		chains = append(chains, chainPlan{name, g.p(0.15), []int{0, 1, 2, 3, 5, 8, 12}[r.IntN(7)], seq})
 	}
 	for m := 1; m <= nModels; m++ {
-		if modelRecords {
+		switch {
+		case modelRecords && g.p(0.01):
+			g.line("MODEL") // gemmi's number: columns 11-14 left by earlier lines
+		case modelRecords:
 			g.line(fmt.Sprintf("%s    %4d", g.record("MODEL "), m))
 		}
 		g.pos = [3]float64{}
