@@ -144,55 +144,70 @@ func TestDocPDB(t *testing.T) {
 }
 
 // TestRunPDB: `run` over a manifest whose rows point at PDB-format files
-// (plain and gzip) writes the reference generator's documents.
+// (plain and gzip), and over one that holds their text inline
+// (--cif-text-column), writes the reference generator's documents.
 func TestRunPDB(t *testing.T) {
 	ctx := context.Background()
 	paths, rs := pdbInputs(t)
-	var rows [][]any
+	var uriRows, textRows [][]any
 	want := map[string]string{}
 	for i, p := range paths {
 		id := cadv2.EntryID(rs[i].Name, p)
 		if _, dup := want[id]; dup {
 			continue
 		}
-		rows = append(rows, []any{id, "file://" + p})
 		want[id] = rs[i].CADV2.SHA1
-	}
-	data, err := manifest.Encode([]format.Column{{Name: "entry_id", Type: format.String}, {Name: "gcs_uri", Type: format.String}}, rows, 0)
-	if err != nil {
-		t.Fatal(err)
+		uriRows = append(uriRows, []any{id, "file://" + p})
+		if filepath.Ext(p) == ".pdb" {
+			text, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			textRows = append(textRows, []any{id, string(text)})
+		}
 	}
 	dir := t.TempDir()
-	m := filepath.Join(dir, "m.parquet")
-	if err := os.WriteFile(m, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out")
-	if err := runRun(ctx, []string{"--manifest", m, "--out", out, "--workers", "1"}); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	got := map[string]string{}
-	parts, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
-	for _, part := range parts {
-		err := corpus.Read(ctx, localblob.Store{}, part, []string{"entry_id", "sha1"}, func(r *manifest.Rows) error {
-			for _, v := range r.Values {
-				got[v[0].(string)] = v[1].(string)
-			}
-			return nil
-		})
+	for _, run := range []struct {
+		name, col string
+		rows      [][]any
+		flags     []string
+	}{
+		{"uri", "gcs_uri", uriRows, nil},
+		{"inline", "cif_content", textRows, []string{"--cif-text-column", "cif_content"}},
+	} {
+		data, err := manifest.Encode([]format.Column{{Name: "entry_id", Type: format.String}, {Name: run.col, Type: format.String}}, run.rows, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	for id, sha := range want {
-		if sha != "" && got[id] != sha {
-			t.Errorf("%s: run wrote sha1 %q, reference %s", id, got[id], sha)
+		m := filepath.Join(dir, run.name+".parquet")
+		if err := os.WriteFile(m, data, 0o644); err != nil {
+			t.Fatal(err)
 		}
-		if sha == "" && got[id] != "" {
-			t.Errorf("%s: run wrote a document, the reference none", id)
+		out := filepath.Join(dir, run.name)
+		if err := runRun(ctx, append([]string{"--manifest", m, "--out", out, "--workers", "1"}, run.flags...)); err != nil {
+			t.Fatalf("run (%s): %v", run.name, err)
 		}
-	}
-	if len(got) < 4 {
-		t.Errorf("run wrote %d documents: %v", len(got), got)
+		got := map[string]string{}
+		parts, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
+		for _, part := range parts {
+			err := corpus.Read(ctx, localblob.Store{}, part, []string{"entry_id", "sha1"}, func(r *manifest.Rows) error {
+				for _, v := range r.Values {
+					got[v[0].(string)] = v[1].(string)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, row := range run.rows {
+			id := row[0].(string)
+			if sha := want[id]; got[id] != sha {
+				t.Errorf("run (%s) %s: sha1 %q, reference %q", run.name, id, got[id], sha)
+			}
+		}
+		if len(got) < 4 {
+			t.Errorf("run (%s) wrote %d documents: %v", run.name, len(got), got)
+		}
 	}
 }
