@@ -113,7 +113,7 @@ type builder struct {
 	subEntity          map[string]entRec // assignEntities' scratch: _entity row of each subchain
 	doc                document          // parse's result
 	loopTags           []span            // parse's scratch
-	seenTags           map[string]bool   // parse: the current block's tags (lower case)
+	seenTags           tagSet            // parse: the current block's tags
 	seenFrames         map[string]bool   // parse: the current block's save_ frames
 	seenBlocks         map[string]bool   // parse: the block names so far
 	names              []string          // the _atom_site loop's column names

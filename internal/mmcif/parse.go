@@ -91,10 +91,11 @@ func parse(data []byte, b *builder) (*document, error) {
 		loopTags = b.loopTags[:0]
 	)
 	defer func() { b.loopTags = loopTags[:0] }()
-	if b.seenTags == nil {
-		b.seenTags, b.seenFrames, b.seenBlocks = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	if b.seenFrames == nil {
+		b.seenFrames, b.seenBlocks = map[string]bool{}, map[string]bool{}
 	}
 	clear(b.seenBlocks)
+	b.seenTags.reset()
 	for {
 		var (
 			k   tokKind
@@ -152,7 +153,7 @@ func parse(data []byte, b *builder) (*document, error) {
 			if inFrame {
 				continue
 			}
-			if err := b.newTag(tag, int(sp.s)); err != nil {
+			if err := b.newTag(sp); err != nil {
 				return nil, err
 			}
 			if !inFirst {
@@ -192,7 +193,7 @@ func parse(data []byte, b *builder) (*document, error) {
 					first = data[sp.s:sp.e]
 				}
 				if !inFrame {
-					if err := b.newTag(data[sp.s:sp.e], int(sp.s)); err != nil {
+					if err := b.newTag(sp); err != nil {
 						return nil, err
 					}
 				}
@@ -258,7 +259,7 @@ func parse(data []byte, b *builder) (*document, error) {
 // does (block names compared without case; global_ blocks are not named)
 // and starts the block's tag and frame sets.
 func (b *builder) newBlock(k tokKind, name []byte, off int) error {
-	clear(b.seenTags)
+	b.seenTags.reset()
 	clear(b.seenFrames)
 	if k != tData {
 		return nil
@@ -277,12 +278,10 @@ func (b *builder) newBlock(k tokKind, name []byte, off int) error {
 // newTag refuses a tag that the block already has (a pair or a loop
 // column, compared without case), as gemmi's check_for_duplicates does.
 // Tags inside save_ frames are not checked, as in gemmi.
-func (b *builder) newTag(tag []byte, off int) error {
-	key := b.lowerTag(tag)
-	if b.seenTags[key] {
-		return &syntaxError{off, fmt.Sprintf("duplicate tag %s", tag)}
+func (b *builder) newTag(sp span) error {
+	if !b.seenTags.add(b.data, sp) {
+		return &syntaxError{int(sp.s), fmt.Sprintf("duplicate tag %s", b.data[sp.s:sp.e])}
 	}
-	b.seenTags[key] = true
 	return nil
 }
 
