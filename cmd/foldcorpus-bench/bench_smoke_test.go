@@ -48,6 +48,7 @@ func TestBenchSmoke(t *testing.T) {
 		{"function", []string{"--reps", "1", "--stripped-only", "--source", "../.."}, "cold start"},
 		{"cloud", []string{"--shards", "4", "--rows", "5", "--timeout", "5m", "--source", "../.."}, "0 lost, 0 duplicated"},
 		{"inspect", []string{"--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "gemmi"},
+		{"inspect", []string{"--pdb", "--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "pdb/mmcif per atom"},
 		{"tokenize", []string{"--corpus", corpus, "--reps", "1", "--stream", "200", "--shard-rows", "10"}, "projection"},
 		{"fetch-manifest", []string{"--files", "4", "--rows", "8", "--latency", "1ms", "--repeat", "1"}, "floor"},
 	}
