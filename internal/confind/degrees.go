@@ -55,8 +55,22 @@ type survivors struct {
 	sum     []float64
 }
 
-func (pl *placement) survivors(npos int) *survivors {
-	s := &survivors{posRot: make([]int32, 1, npos+1), posAtom: make([]int32, 1, npos+1), sum: make([]float64, npos)}
+func (ws *workspace) survivors(npos int) *survivors {
+	pl, s := &ws.pl, &ws.sv
+	nw, na := 0, 0
+	for _, r := range pl.rots {
+		if !r.pruned {
+			nw++
+			na += r.t.nContact
+		}
+	}
+	s.w = resize(s.w, nw, false)[:0]
+	s.atoms = resize(s.atoms, na, false)[:0]
+	s.atomRot = resize(s.atomRot, na, false)[:0]
+	s.atomPos = resize(s.atomPos, na, false)[:0]
+	s.posRot = append(s.posRot[:0], 0)
+	s.posAtom = append(s.posAtom[:0], 0)
+	s.sum = resize(s.sum, npos, false)
 	for i := 0; i < npos; i++ {
 		for _, r := range pl.rots[pl.posRot[i]:pl.posRot[i+1]] {
 			if r.pruned {
@@ -84,100 +98,96 @@ type hit struct{ a, b int32 }
 
 // degrees computes the contact degrees (section 5) and the collision mass
 // of each surviving rotamer. Pairs need both CA atoms within dcut; atoms
-// are in contact at distance <= cutoff.
-func (s *survivors) degrees(pos []Position, cutoff, dcut float64) ([]Contact, []float64) {
-	// Positions are visited from the last to the first; the grid holds the
-	// atoms of the positions after the current one, so every neighbour
-	// found is a partner j > i.
-	g := newLinkedGrid(s.atoms, cutoff)
+// are in contact at distance <= cutoff. For each pair (i, j) the rotamer
+// pairs are added in the order of their first contacting atom pair, atoms
+// of i outer and atoms of j inner, as pyconfind's loop does.
+func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, []float64) {
+	s := &ws.sv
+	g := &ws.grids[1]
+	g.build(s.atoms, cutoff)
 	c2, d2 := cutoff*cutoff, dcut*dcut
-	cp := make([]float64, len(s.w))
-	var out, rev []Contact
-	buckets := make([][]hit, len(pos))
-	var touched []int32
-	var nb []int32
-	var cells []cellRange
-	stamp := make([]int, len(pos)) // i+1: pair (i, j) in range; -(i+1): out of range
-	var seen []bool
-	var set []int
-	for i := len(pos) - 1; i >= 0; i-- {
-		if pos[i].hasBB[bbCA] && s.posRot[i] != s.posRot[i+1] {
-			touched = touched[:0]
-			for a := s.posAtom[i]; a < s.posAtom[i+1]; a++ {
-				x := s.atoms[a]
-				nb = nb[:0]
-				cells = g.around(cells[:0], x)
-				for _, cr := range cells {
-					for c := cr.base + cr.z0; c <= cr.base+cr.z1; c++ {
-						for b := g.head[c]; b >= 0; b = g.next[b] {
-							if dist2(x, s.atoms[b]) <= c2 {
-								nb = append(nb, b)
-							}
+	cp := resize(ws.cp, len(s.w), true)
+	var out []Contact
+	if len(ws.buckets) < len(pos) {
+		ws.buckets = append(ws.buckets, make([][]hit, len(pos)-len(ws.buckets))...)
+	}
+	buckets := ws.buckets
+	stamp := resize(ws.stamp, len(pos), true) // i+1: pair (i, j) in range; -(i+1): out of range
+	touched, nb, cells, seen, set := ws.touched[:0], ws.nb[:0], ws.cells[:0], ws.seen, ws.set[:0]
+	defer func() {
+		ws.cp, ws.stamp, ws.touched, ws.nb, ws.cells, ws.seen, ws.set = cp, stamp, touched, nb, cells, seen, set
+	}()
+	for i := range pos {
+		if !pos[i].hasBB[bbCA] || s.posRot[i] == s.posRot[i+1] {
+			continue
+		}
+		first := s.posAtom[i+1] // atoms of positions after i
+		touched = touched[:0]
+		for a := s.posAtom[i]; a < s.posAtom[i+1]; a++ {
+			x := s.atoms[a]
+			nb = nb[:0]
+			cells = g.around(cells[:0], x)
+			for _, cr := range cells {
+				for c := cr.base + cr.z0; c <= cr.base+cr.z1; c++ {
+					// a cell's points ascend: scan back to the first <= i
+					for q := g.start[c+1] - 1; q >= g.start[c] && g.items[q] >= first; q-- {
+						if dist2(x, g.pts[q]) <= c2 {
+							nb = append(nb, g.items[q])
 						}
 					}
 				}
-				if len(nb) > 1 {
-					slices.Sort(nb)
-				}
-				for _, b := range nb {
-					j := s.atomPos[b]
-					switch stamp[j] {
-					case -(i + 1):
-						continue
-					case i + 1:
-					default:
-						if !pos[j].hasBB[bbCA] || dist2(pos[i].bb[bbCA], pos[j].bb[bbCA]) > d2 {
-							stamp[j] = -(i + 1)
-							continue
-						}
-						stamp[j] = i + 1
-						touched = append(touched, j)
-					}
-					buckets[j] = append(buckets[j], hit{a, b})
-				}
 			}
-			slices.Sort(touched)
-			rev = rev[:0]
-			for _, j := range touched {
-				c := 0.0
-				baseI, baseJ := s.posRot[i], s.posRot[j]
-				nj := int(s.posRot[j+1] - baseJ)
-				if n := int(s.posRot[i+1]-baseI) * nj; len(seen) < n {
-					seen = make([]bool, n)
-				}
-				for _, h := range buckets[j] {
-					ra, rb := s.atomRot[h.a], s.atomRot[h.b]
-					k := int(ra-baseI)*nj + int(rb-baseJ)
-					if seen[k] {
+			if len(nb) > 1 {
+				slices.Sort(nb)
+			}
+			for _, b := range nb {
+				j := s.atomPos[b]
+				switch stamp[j] {
+				case -(i + 1):
+					continue
+				case i + 1:
+				default:
+					if !pos[j].hasBB[bbCA] || dist2(pos[i].bb[bbCA], pos[j].bb[bbCA]) > d2 {
+						stamp[j] = -(i + 1)
 						continue
 					}
-					seen[k] = true
-					set = append(set, k)
-					c = c + float64(s.w[ra]*s.w[rb])
-					cp[ra] += s.w[rb]
-					cp[rb] += s.w[ra]
+					stamp[j] = i + 1
+					touched = append(touched, j)
 				}
-				for _, k := range set {
-					seen[k] = false
-				}
-				set = set[:0]
-				buckets[j] = buckets[j][:0]
-				deg := c / float64(s.sum[i]*s.sum[j])
-				if deg > 0 {
-					rev = append(rev, Contact{I: i, J: int(j), Degree: deg})
-				}
-			}
-			// Contacts of i go before those of i+1.., which are already
-			// in out: collect in reverse blocks and flip at the end.
-			for k := len(rev) - 1; k >= 0; k-- {
-				out = append(out, rev[k])
+				buckets[j] = append(buckets[j], hit{a, b})
 			}
 		}
-		for a := s.posAtom[i]; a < s.posAtom[i+1]; a++ {
-			g.insert(a, s.atoms[a])
+		slices.Sort(touched)
+		for _, j := range touched {
+			c := 0.0
+			baseI, baseJ := s.posRot[i], s.posRot[j]
+			nj := int(s.posRot[j+1] - baseJ)
+			if n := int(s.posRot[i+1]-baseI) * nj; len(seen) < n {
+				seen = make([]bool, n)
+			}
+			for _, h := range buckets[j] {
+				ra, rb := s.atomRot[h.a], s.atomRot[h.b]
+				k := int(ra-baseI)*nj + int(rb-baseJ)
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				set = append(set, k)
+				c = c + float64(s.w[ra]*s.w[rb])
+				cp[ra] += s.w[rb]
+				cp[rb] += s.w[ra]
+			}
+			for _, k := range set {
+				seen[k] = false
+			}
+			set = set[:0]
+			buckets[j] = buckets[j][:0]
+			deg := c / float64(s.sum[i]*s.sum[j])
+			if deg > 0 {
+				out = append(out, Contact{I: i, J: int(j), Degree: deg})
+			}
 		}
 	}
-	slices.Reverse(out)
 	return out, cp
 }
 

@@ -32,6 +32,7 @@ type placement struct {
 	percont  [][]int32
 	nPlaced  []int
 	survived []int
+	frames   []frame
 }
 
 // binKey is pyconfind's bin label of angle a for bin width w.
@@ -61,16 +62,22 @@ func (lib *Library) confs(aa string, p *Position) ([]int32, bool) {
 	return nil, true
 }
 
-// place builds every rotamer of every position (section 4, NeRF).
-func place(pos []Position, lib *Library, nativeOnly bool) *placement {
-	pl := &placement{posRot: make([]int32, 1, len(pos)+1), nPlaced: make([]int, len(pos))}
+// job is one identity of one position to place.
+type job struct {
+	t   *template
+	idx []int32
+}
+
+// place builds every rotamer of every position (section 4, NeRF) into
+// ws.pl.
+func (ws *workspace) place(pos []Position, lib *Library, nativeOnly bool) *placement {
+	pl := &ws.pl
+	pl.posRot = append(pl.posRot[:0], 0)
+	pl.nPlaced = resize(pl.nPlaced, len(pos), true)
 	var one [1]string
-	type job struct {
-		t   *template
-		idx []int32
-	}
-	jobs := make([]job, 0, len(pos))
-	jobEnd := make([]int, len(pos))
+	jobs := ws.jobs[:0]
+	jobEnd := resize(ws.jobEnd, len(pos), false)
+	defer func() { ws.jobs, ws.jobEnd = jobs[:0], jobEnd }()
 	nrot, natom := 0, 0
 	for i := range pos {
 		p := &pos[i]
@@ -94,11 +101,12 @@ func place(pos []Position, lib *Library, nativeOnly bool) *placement {
 		}
 		jobEnd[i] = len(jobs)
 	}
-	pl.rots = make([]rotamer, 0, nrot)
-	pl.atoms = make([]vec, natom)
+	pl.rots = resize(pl.rots, nrot, false)[:0]
+	pl.atoms = resize(pl.atoms, natom, false)
 	a0 := 0
 	j0 := 0
-	var fr []frame
+	fr := pl.frames[:0]
+	defer func() { pl.frames = fr[:0] }()
 	for i := range pos {
 		p := &pos[i]
 		for _, jb := range jobs[j0:jobEnd[i]] {
@@ -206,9 +214,9 @@ func unit(v vec) vec {
 // prune marks rotamers with a tested atom within clash (<=) of another
 // position's backbone atom, records ALA's clashing positions as permanent
 // contacts, and counts survivors.
-func (pl *placement) prune(pos []Position, clash float64) {
-	var obst []vec
-	var obstPos []int32
+func (ws *workspace) prune(pos []Position, clash float64) {
+	pl := &ws.pl
+	obst, obstPos := ws.obst[:0], ws.obstPos[:0]
 	for i := range pos {
 		for s := 0; s < 4; s++ {
 			if pos[i].hasBB[s] {
@@ -217,11 +225,14 @@ func (pl *placement) prune(pos []Position, clash float64) {
 			}
 		}
 	}
-	g := newGrid(obst, clash)
+	ws.obst, ws.obstPos = obst, obstPos
+	g := &ws.grids[0]
+	g.build(obst, clash)
 	c2 := clash * clash
 	pl.percont = make([][]int32, len(pos))
-	pl.survived = make([]int, len(pos))
-	var cells []cellRange
+	pl.survived = resize(pl.survived, len(pos), true)
+	cells := ws.cells[:0]
+	defer func() { ws.cells = cells }()
 	for ri := range pl.rots {
 		r := &pl.rots[ri]
 		ala := r.t.name == "ALA"
@@ -233,8 +244,9 @@ func (pl *placement) prune(pos []Position, clash float64) {
 			cells = g.around(cells[:0], x)
 		scan:
 			for _, cr := range cells {
-				for _, o := range g.items[g.start[cr.base+cr.z0]:g.start[cr.base+cr.z1+1]] {
-					if obstPos[o] == r.pos || dist2(x, obst[o]) > c2 {
+				for q := g.start[cr.base+cr.z0]; q < g.start[cr.base+cr.z1+1]; q++ {
+					o := g.items[q]
+					if obstPos[o] == r.pos || dist2(x, g.pts[q]) > c2 {
 						continue
 					}
 					r.pruned = true
