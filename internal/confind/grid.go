@@ -106,4 +106,3 @@ func (g *grid) around(dst []cellRange, p vec) []cellRange {
 	}
 	return dst
 }
-
