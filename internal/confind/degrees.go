@@ -93,95 +93,156 @@ func (ws *workspace) survivors(npos int) *survivors {
 	return s
 }
 
-// hit is one contacting atom pair (a of position i, b of position j > i).
-type hit struct{ a, b int32 }
+// box is an axis-aligned bounding box; empty when lo > hi.
+type box struct{ lo, hi vec }
+
+func emptyBox() box {
+	inf := math.Inf(1)
+	return box{vec{inf, inf, inf}, vec{-inf, -inf, -inf}}
+}
+
+func (b *box) add(p vec) {
+	for d := 0; d < 3; d++ {
+		b.lo[d] = math.Min(b.lo[d], p[d])
+		b.hi[d] = math.Max(b.hi[d], p[d])
+	}
+}
+
+// apart reports whether the boxes are more than gap apart on an axis
+// (pyconfind's test: lo_i > hi_j + gap or lo_j > hi_i + gap).
+func (b *box) apart(o *box, gap float64) bool {
+	for d := 0; d < 3; d++ {
+		if b.lo[d] > o.hi[d]+gap || o.lo[d] > b.hi[d]+gap {
+			return true
+		}
+	}
+	return false
+}
+
+// first is a contacting rotamer pair and its first contacting atom pair.
+type first struct{ a, b, ra, rb int32 }
+
+// rotGap is the contact cutoff plus a margin for the rotamer-level box
+// test, which pyconfind does not make: it must never drop a contact.
+const rotGap = 1e-9
 
 // degrees computes the contact degrees (section 5) and the collision mass
-// of each surviving rotamer. Pairs need both CA atoms within dcut; atoms
-// are in contact at distance <= cutoff. For each pair (i, j) the rotamer
-// pairs are added in the order of their first contacting atom pair, atoms
-// of i outer and atoms of j inner, as pyconfind's loop does.
+// of each surviving rotamer. Pairs (i, j) need both CA atoms within dcut
+// and heavy-atom boxes within cutoff; atoms are in contact at distance <=
+// cutoff. Each contacting rotamer pair is added once, in the order of its
+// first contacting atom pair (atoms of i outer, atoms of j inner, as
+// pyconfind's loop), found here rotamer pair by rotamer pair with boxes.
 func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, []float64) {
 	s := &ws.sv
-	g := &ws.grids[1]
-	g.build(s.atoms, cutoff)
 	c2, d2 := cutoff*cutoff, dcut*dcut
 	cp := resize(ws.cp, len(s.w), true)
-	var out []Contact
-	if len(ws.buckets) < len(pos) {
-		ws.buckets = append(ws.buckets, make([][]hit, len(pos)-len(ws.buckets))...)
-	}
-	buckets := ws.buckets
-	stamp := resize(ws.stamp, len(pos), true) // i+1: pair (i, j) in range; -(i+1): out of range
-	touched, nb, cells, seen, set := ws.touched[:0], ws.nb[:0], ws.cells[:0], ws.seen, ws.set[:0]
-	defer func() {
-		ws.cp, ws.stamp, ws.touched, ws.nb, ws.cells, ws.seen, ws.set = cp, stamp, touched, nb, cells, seen, set
-	}()
-	for i := range pos {
-		if !pos[i].hasBB[bbCA] || s.posRot[i] == s.posRot[i+1] {
-			continue
+	rbox := resize(ws.rbox, len(s.w), false)
+	rat := resize(ws.rat, len(s.w)+1, false) // contact atoms of survivor r: rat[r]:rat[r+1]
+	pbox := resize(ws.pbox, len(pos), false)
+	firsts := ws.firsts[:0]
+	var cas []vec
+	var caPos []int32
+	defer func() { ws.cp, ws.rbox, ws.rat, ws.pbox, ws.firsts = cp, rbox, rat, pbox, firsts }()
+	r := int32(0)
+	for a := range s.atoms {
+		for r < s.atomRot[a] {
+			r++
+			rat[r] = int32(a)
 		}
-		first := s.posAtom[i+1] // atoms of positions after i
-		touched = touched[:0]
-		for a := s.posAtom[i]; a < s.posAtom[i+1]; a++ {
-			x := s.atoms[a]
-			nb = nb[:0]
-			cells = g.around(cells[:0], x)
-			for _, cr := range cells {
-				for c := cr.base + cr.z0; c <= cr.base+cr.z1; c++ {
-					// a cell's points ascend: scan back to the first <= i
-					for q := g.start[c+1] - 1; q >= g.start[c] && g.items[q] >= first; q-- {
-						if dist2(x, g.pts[q]) <= c2 {
-							nb = append(nb, g.items[q])
+		if a == 0 {
+			rat[0] = 0
+		}
+	}
+	for r < int32(len(s.w)) {
+		r++
+		rat[r] = int32(len(s.atoms))
+	}
+	if len(s.atoms) == 0 {
+		clear(rat)
+	}
+	for i := range pos {
+		pbox[i] = emptyBox()
+		for r := s.posRot[i]; r < s.posRot[i+1]; r++ {
+			rbox[r] = emptyBox()
+			for a := rat[r]; a < rat[r+1]; a++ {
+				rbox[r].add(s.atoms[a])
+				pbox[i].add(s.atoms[a])
+			}
+		}
+		if pos[i].hasBB[bbCA] && s.posRot[i] != s.posRot[i+1] {
+			cas = append(cas, pos[i].bb[bbCA])
+			caPos = append(caPos, int32(i))
+		}
+	}
+	g := &ws.grids[1]
+	g.build(cas, dcut)
+	var out []Contact
+	cells, partners, near := ws.cells[:0], ws.touched[:0], ws.near[:0]
+	defer func() { ws.cells, ws.touched, ws.near = cells, partners, near }()
+	for ci, i32 := range caPos {
+		i := int(i32)
+		partners = partners[:0]
+		cells = g.around(cells[:0], cas[ci])
+		for _, cr := range cells {
+			for q := g.start[cr.base+cr.z0]; q < g.start[cr.base+cr.z1+1]; q++ {
+				if j := caPos[g.items[q]]; int(j) > i && dist2(cas[ci], g.pts[q]) <= d2 && !pbox[i].apart(&pbox[j], cutoff) {
+					partners = append(partners, j)
+				}
+			}
+		}
+		slices.Sort(partners)
+		for _, j := range partners {
+			c := 0.0
+			// j's rotamers that can touch anything of i
+			near = near[:0]
+			for rb := s.posRot[j]; rb < s.posRot[j+1]; rb++ {
+				if rat[rb] != rat[rb+1] && !rbox[rb].apart(&pbox[i], cutoff+rotGap) {
+					near = append(near, rb)
+				}
+			}
+			if len(near) == 0 {
+				continue
+			}
+			for ra := s.posRot[i]; ra < s.posRot[i+1]; ra++ {
+				if rat[ra] == rat[ra+1] || rbox[ra].apart(&pbox[j], cutoff+rotGap) {
+					continue
+				}
+				firsts = firsts[:0]
+				for _, rb := range near {
+					if rbox[ra].apart(&rbox[rb], cutoff+rotGap) {
+						continue
+					}
+					bb := &rbox[rb]
+				scan:
+					for a := rat[ra]; a < rat[ra+1]; a++ {
+						x := &s.atoms[a]
+						if x[0] < bb.lo[0]-cutoff-rotGap || x[0] > bb.hi[0]+cutoff+rotGap ||
+							x[1] < bb.lo[1]-cutoff-rotGap || x[1] > bb.hi[1]+cutoff+rotGap ||
+							x[2] < bb.lo[2]-cutoff-rotGap || x[2] > bb.hi[2]+cutoff+rotGap {
+							continue
+						}
+						for b := rat[rb]; b < rat[rb+1]; b++ {
+							if dist2(s.atoms[a], s.atoms[b]) <= c2 {
+								firsts = append(firsts, first{a, b, ra, rb})
+								break scan
+							}
 						}
 					}
 				}
-			}
-			if len(nb) > 1 {
-				slices.Sort(nb)
-			}
-			for _, b := range nb {
-				j := s.atomPos[b]
-				switch stamp[j] {
-				case -(i + 1):
-					continue
-				case i + 1:
-				default:
-					if !pos[j].hasBB[bbCA] || dist2(pos[i].bb[bbCA], pos[j].bb[bbCA]) > d2 {
-						stamp[j] = -(i + 1)
-						continue
-					}
-					stamp[j] = i + 1
-					touched = append(touched, j)
+				if len(firsts) > 1 {
+					slices.SortFunc(firsts, func(x, y first) int {
+						if x.a != y.a {
+							return int(x.a - y.a)
+						}
+						return int(x.b - y.b)
+					})
 				}
-				buckets[j] = append(buckets[j], hit{a, b})
-			}
-		}
-		slices.Sort(touched)
-		for _, j := range touched {
-			c := 0.0
-			baseI, baseJ := s.posRot[i], s.posRot[j]
-			nj := int(s.posRot[j+1] - baseJ)
-			if n := int(s.posRot[i+1]-baseI) * nj; len(seen) < n {
-				seen = make([]bool, n)
-			}
-			for _, h := range buckets[j] {
-				ra, rb := s.atomRot[h.a], s.atomRot[h.b]
-				k := int(ra-baseI)*nj + int(rb-baseJ)
-				if seen[k] {
-					continue
+				for _, f := range firsts {
+					c = c + float64(s.w[f.ra]*s.w[f.rb])
+					cp[f.ra] += s.w[f.rb]
+					cp[f.rb] += s.w[f.ra]
 				}
-				seen[k] = true
-				set = append(set, k)
-				c = c + float64(s.w[ra]*s.w[rb])
-				cp[ra] += s.w[rb]
-				cp[rb] += s.w[ra]
 			}
-			for _, k := range set {
-				seen[k] = false
-			}
-			set = set[:0]
-			buckets[j] = buckets[j][:0]
 			deg := c / float64(s.sum[i]*s.sum[j])
 			if deg > 0 {
 				out = append(out, Contact{I: i, J: int(j), Degree: deg})

@@ -13,12 +13,12 @@ type workspace struct {
 	grids   [2]grid
 	cells   []cellRange
 	// degrees
-	buckets [][]hit
-	stamp   []int
-	seen    []bool
-	set     []int
-	nb      []int32
 	touched []int32
+	near    []int32
+	rbox    []box
+	pbox    []box
+	rat     []int32
+	firsts  []first
 	cp      []float64
 	jobs    []job
 	jobEnd  []int
