@@ -182,7 +182,7 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 	for ci, i32 := range caPos {
 		i := int(i32)
 		partners = partners[:0]
-		cells = g.around(cells[:0], cas[ci])
+		cells = g.within(cells[:0], cas[ci], dcut)
 		for _, cr := range cells {
 			for q := g.start[cr.base+cr.z0]; q < g.start[cr.base+cr.z1+1]; q++ {
 				if j := caPos[g.items[q]]; int(j) > i && dist2(cas[ci], g.pts[q]) <= d2 && !pbox[i].apart(&pbox[j], cutoff) {

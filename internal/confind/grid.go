@@ -95,12 +95,14 @@ func dist2(a, b vec) float64 {
 // cellRange is one run of grid cells along z: cells base+z0 .. base+z1.
 type cellRange struct{ base, z0, z1 int }
 
-// around appends the cell runs within one cell of p's cell.
-func (g *grid) around(dst []cellRange, p vec) []cellRange {
-	x, y, z := g.coord(p[0], g.lo[0], g.nx), g.coord(p[1], g.lo[1], g.ny), g.coord(p[2], g.lo[2], g.nz)
-	z0, z1 := max(z-1, 0), min(z+1, g.nz-1)
-	for i := max(x-1, 0); i <= min(x+1, g.nx-1); i++ {
-		for j := max(y-1, 0); j <= min(y+1, g.ny-1); j++ {
+// within appends the cell runs that can hold points within r of p: per
+// axis the cells from p-r to p+r (two or three when r is the cell size).
+func (g *grid) within(dst []cellRange, p vec, r float64) []cellRange {
+	x0, x1 := g.coord(p[0]-r, g.lo[0], g.nx), g.coord(p[0]+r, g.lo[0], g.nx)
+	y0, y1 := g.coord(p[1]-r, g.lo[1], g.ny), g.coord(p[1]+r, g.lo[1], g.ny)
+	z0, z1 := g.coord(p[2]-r, g.lo[2], g.nz), g.coord(p[2]+r, g.lo[2], g.nz)
+	for i := x0; i <= x1; i++ {
+		for j := y0; j <= y1; j++ {
 			dst = append(dst, cellRange{(i*g.ny + j) * g.nz, z0, z1})
 		}
 	}

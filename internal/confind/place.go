@@ -241,7 +241,7 @@ func (ws *workspace) prune(pos []Position, clash float64) {
 				continue
 			}
 			x := pl.atoms[int(r.atom0)+k]
-			cells = g.around(cells[:0], x)
+			cells = g.within(cells[:0], x, clash)
 		scan:
 			for _, cr := range cells {
 				for q := g.start[cr.base+cr.z0]; q < g.start[cr.base+cr.z1+1]; q++ {
