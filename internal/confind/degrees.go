@@ -229,13 +229,15 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 						}
 					}
 				}
-				if len(firsts) > 1 {
-					slices.SortFunc(firsts, func(x, y first) int {
-						if x.a != y.a {
-							return int(x.a - y.a)
-						}
-						return int(x.b - y.b)
-					})
+				// order by (a, b): few, nearly sorted (insertion sort)
+				for p := 1; p < len(firsts); p++ {
+					f := firsts[p]
+					q := p
+					for q > 0 && (firsts[q-1].a > f.a || firsts[q-1].a == f.a && firsts[q-1].b > f.b) {
+						firsts[q] = firsts[q-1]
+						q--
+					}
+					firsts[q] = f
 				}
 				for _, f := range firsts {
 					c = c + float64(s.w[f.ra]*s.w[f.rb])
