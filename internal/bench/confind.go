@@ -44,14 +44,15 @@ const (
 	pyconfindPerFileRate = 57.1 // median per-file ratio
 )
 
-// threadCPU is the calling OS thread's CPU time (the caller locks itself
-// to its thread).
+// threadCPU is the calling OS thread's CPU time, to the nanosecond
+// (CLOCK_THREAD_CPUTIME_ID; getrusage's is in scheduler ticks). The caller
+// locks itself to its thread.
 func threadCPU() time.Duration {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
 		return 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ts.Nano())
 }
 
 // Confind measures ConFind (MarinFold's native-only settings) per AFDB

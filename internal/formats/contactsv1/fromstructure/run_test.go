@@ -291,3 +291,62 @@ func TestRecordOption(t *testing.T) {
 		t.Errorf("%d records checked, want 58 (57 documents and 1 filtered)", n)
 	}
 }
+
+// TestRecordRunIsReusable: a record=true run over structures writes a
+// records manifest; contacts-v1 over it (no rotlib) gives MarinFold's
+// documents, without recomputing.
+func TestRecordRunIsReusable(t *testing.T) {
+	dir := testcorpus.Dir(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	var rows [][]any
+	var want []miniLine
+	for _, g := range readMini(t, dir) {
+		if g.Outcome != "document" {
+			continue
+		}
+		path := filepath.Join(dir, g.File)
+		rows = append(rows, []any{strings.TrimSuffix(filepath.Base(g.File), ".cif"), "file://" + path, ""})
+		want = append(want, g)
+	}
+	data, err := manifest.Encode(cols, rows, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (localblob.Store{}).Create(ctx, filepath.Join(tmp, "m.parquet"), data); err != nil {
+		t.Fatal(err)
+	}
+	spec := planner.Spec{Manifest: filepath.Join(tmp, "m.parquet"), Format: "contacts-v1",
+		Options: map[string]string{"rotlib": filepath.Join(dir, "golden", "confind-mini-rotlib"), "record": "true"},
+		Output:  filepath.Join(tmp, "records"), Passthrough: []string{}}
+	if _, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1, Parse: mmcif.ReadInto}); err != nil {
+		t.Fatalf("record run: %v", err)
+	}
+	spec = planner.Spec{Manifest: filepath.Join(tmp, "records", "part-*.parquet"), Format: "contacts-v1",
+		Output: filepath.Join(tmp, "docs"), Passthrough: []string{}}
+	if _, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1}); err != nil {
+		t.Fatalf("documents from the records: %v", err)
+	}
+	outs, err := (localblob.Store{}).List(ctx, filepath.Join(tmp, "docs", "part-*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]any
+	for _, o := range outs {
+		err := corpus.Read(ctx, localblob.Store{}, o, []string{"entry_id", "sha1"}, func(r *manifest.Rows) error {
+			got = append(got, r.Values...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d documents from the records, want %d", len(got), len(want))
+	}
+	for i, g := range want {
+		if got[i][0] != *g.EntryID || got[i][1] != *g.SHA1 {
+			t.Errorf("%s: %v %v, want %s %s", g.File, got[i][0], got[i][1], *g.EntryID, *g.SHA1)
+		}
+	}
+}
