@@ -66,6 +66,9 @@ func New(opts map[string]string) (format.Format, error) {
 		}
 		return contactsv1.New(rest)
 	}
+	if strings.Contains(dir, "://") {
+		return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s: only a local folder is supported yet (a gs:// library is not implemented)", contactsv1.Name, OptRotlib, dir))
+	}
 	rest := maps.Clone(opts)
 	delete(rest, OptRotlib)
 	record := false

@@ -238,6 +238,29 @@ func TestRunRefusesBadLibrary(t *testing.T) {
 	}
 }
 
+// TestOptions: bad option values are refused when the format is built.
+func TestOptions(t *testing.T) {
+	lib := filepath.Join(testcorpus.Dir(t), "golden", "confind-mini-rotlib")
+	for _, c := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"rotlib": "gs://bucket/lib"}, "gs:// library is not implemented"},
+		{map[string]string{"record": "true"}, "record=true needs rotlib=DIR"},
+		{map[string]string{"rotlib": lib, "record": "yes"}, "want true or false"},
+		{map[string]string{"rotlib": lib, "think": "maybe"}, "think"},
+		{map[string]string{"rotlib": filepath.Join(lib, "none")}, "EBL.out"},
+	} {
+		if _, err := fromstructure.New(c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(%v) = %v, want an error containing %q", c.opts, err, c.want)
+		}
+	}
+	f, err := fromstructure.New(map[string]string{"rotlib": "", "record": "false", "think": "true"})
+	if err != nil || f.Kind() != format.FromRecord {
+		t.Errorf("New(rotlib empty) = %v, %v: want contacts-v1 over records", f, err)
+	}
+}
+
 // TestRecordOption: record=true writes MarinFold's analysis records (the
 // golden records of confind-mini.jsonl), for documents and filtered
 // structures alike.
