@@ -108,6 +108,22 @@ func (b *box) add(p vec) {
 	}
 }
 
+// grown is b grown by gap on every side.
+func (b box) grown(gap float64) box {
+	for d := 0; d < 3; d++ {
+		b.lo[d] -= gap
+		b.hi[d] += gap
+	}
+	return b
+}
+
+// disjoint reports whether b and o do not overlap on some axis.
+func (b *box) disjoint(o *box) bool {
+	return b.lo[0] > o.hi[0] || o.lo[0] > b.hi[0] ||
+		b.lo[1] > o.hi[1] || o.lo[1] > b.hi[1] ||
+		b.lo[2] > o.hi[2] || o.lo[2] > b.hi[2]
+}
+
 // apart reports whether the boxes are more than gap apart on an axis
 // (pyconfind's test: lo_i > hi_j + gap or lo_j > hi_i + gap).
 func (b *box) apart(o *box, gap float64) bool {
@@ -174,6 +190,18 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 			caPos = append(caPos, int32(i))
 		}
 	}
+	// Rotamer and position boxes grown by the cutoff (and a margin): a
+	// rotamer pair can touch only if one's box meets the other's grown box.
+	gap := cutoff + rotGap
+	rgrown := resize(ws.rgrown, len(s.w), false)
+	pgrown := resize(ws.pgrown, len(pos), false)
+	defer func() { ws.rgrown, ws.pgrown = rgrown, pgrown }()
+	for r := range rbox {
+		rgrown[r] = rbox[r].grown(gap)
+	}
+	for i := range pbox {
+		pgrown[i] = pbox[i].grown(gap)
+	}
 	g := &ws.grids[1]
 	g.build(cas, dcut)
 	var out []Contact
@@ -196,7 +224,7 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 			// j's rotamers that can touch anything of i
 			near = near[:0]
 			for rb := s.posRot[j]; rb < s.posRot[j+1]; rb++ {
-				if rat[rb] != rat[rb+1] && !rbox[rb].apart(&pbox[i], cutoff+rotGap) {
+				if rat[rb] != rat[rb+1] && !rbox[rb].disjoint(&pgrown[i]) {
 					near = append(near, rb)
 				}
 			}
@@ -204,21 +232,19 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 				continue
 			}
 			for ra := s.posRot[i]; ra < s.posRot[i+1]; ra++ {
-				if rat[ra] == rat[ra+1] || rbox[ra].apart(&pbox[j], cutoff+rotGap) {
+				if rat[ra] == rat[ra+1] || rbox[ra].disjoint(&pgrown[j]) {
 					continue
 				}
 				firsts = firsts[:0]
 				for _, rb := range near {
-					if rbox[ra].apart(&rbox[rb], cutoff+rotGap) {
+					bb := &rgrown[rb]
+					if rbox[ra].disjoint(bb) {
 						continue
 					}
-					bb := &rbox[rb]
 				scan:
 					for a := rat[ra]; a < rat[ra+1]; a++ {
 						x := &s.atoms[a]
-						if x[0] < bb.lo[0]-cutoff-rotGap || x[0] > bb.hi[0]+cutoff+rotGap ||
-							x[1] < bb.lo[1]-cutoff-rotGap || x[1] > bb.hi[1]+cutoff+rotGap ||
-							x[2] < bb.lo[2]-cutoff-rotGap || x[2] > bb.hi[2]+cutoff+rotGap {
+						if x[0] < bb.lo[0] || x[0] > bb.hi[0] || x[1] < bb.lo[1] || x[1] > bb.hi[1] || x[2] < bb.lo[2] || x[2] > bb.hi[2] {
 							continue
 						}
 						for b := rat[rb]; b < rat[rb+1]; b++ {

@@ -9,6 +9,7 @@ type grid struct {
 	lo         vec
 	cell       float64
 	nx, ny, nz int
+	inv        float64 // 1/cell
 	start      []int32
 	items      []int32 // point indices, cell by cell
 	pts        []vec   // the points in items order
@@ -21,6 +22,7 @@ type grid struct {
 // of the structure. The points of a cell are in ascending index order.
 func (g *grid) build(pts []vec, minCell float64) {
 	g.cell = minCell
+	g.inv = 1 / g.cell
 	if len(pts) == 0 {
 		g.nx, g.ny, g.nz = 1, 1, 1
 		g.start = resize(g.start, 2, true)
@@ -44,6 +46,7 @@ func (g *grid) build(pts []vec, minCell float64) {
 		}
 		g.cell *= 1.5
 	}
+	g.inv = 1 / g.cell
 	n := g.nx * g.ny * g.nz
 	g.start = resize(g.start, n+1, true)
 	g.cellIx = resize(g.cellIx, len(pts), false)
@@ -71,7 +74,9 @@ func (g *grid) build(pts []vec, minCell float64) {
 }
 
 func (g *grid) coord(v, lo float64, n int) int {
-	i := int((v - lo) / g.cell)
+	// The same monotonic formula for points and queries, so a query's
+	// cell range covers every point within its radius.
+	i := int((v - lo) * g.inv)
 	if i < 0 {
 		return 0
 	}
@@ -98,6 +103,7 @@ type cellRange struct{ base, z0, z1 int }
 // within appends the cell runs that can hold points within r of p: per
 // axis the cells from p-r to p+r (two or three when r is the cell size).
 func (g *grid) within(dst []cellRange, p vec, r float64) []cellRange {
+	r += 1e-9 // a point at distance r whose coordinate rounds past p+r
 	x0, x1 := g.coord(p[0]-r, g.lo[0], g.nx), g.coord(p[0]+r, g.lo[0], g.nx)
 	y0, y1 := g.coord(p[1]-r, g.lo[1], g.ny), g.coord(p[1]+r, g.lo[1], g.ny)
 	z0, z1 := g.coord(p[2]-r, g.lo[2], g.nz), g.coord(p[2]+r, g.lo[2], g.nz)

@@ -16,6 +16,8 @@ type workspace struct {
 	touched []int32
 	near    []int32
 	rbox    []box
+	rgrown  []box
+	pgrown  []box
 	pbox    []box
 	rat     []int32
 	firsts  []first
