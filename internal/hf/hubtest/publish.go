@@ -1,0 +1,460 @@
+package hubtest
+
+// The write API, as huggingface_hub's HfApi uses it (create_repo,
+// preupload_lfs_files, the LFS batch API with basic and multipart
+// transfers, create_commit):
+//
+//   - POST /api/repos/create {"name", "organization", "private", "type"}:
+//     200 {"url"}, 409 when the repository exists;
+//   - POST /api/datasets/OWNER/NAME/preupload/REV {"files": [{"path",
+//     "sample" (base64 of the first 512 bytes), "size", "sha"}]}: {"files":
+//     [{"path", "uploadMode": "lfs"|"regular", "shouldIgnore"}],
+//     "commitOid"};
+//   - POST /datasets/OWNER/NAME.git/info/lfs/objects/batch (git-lfs batch
+//     API, application/vnd.git-lfs+json): per object no "actions" when the
+//     store already holds it, else an upload action (a signed PUT URL, or
+//     for multipart a completion URL with "chunk_size" and one signed part
+//     URL per part under "00001", "00002", ...) and a verify action;
+//   - the storage server takes the PUTs (each part answers its ETag), the
+//     completion POST {"oid", "parts": [{"partNumber", "etag"}]} assembles
+//     the object and checks its sha256;
+//   - POST /api/datasets/OWNER/NAME/commit/REV, NDJSON lines {"key":
+//     "header"|"file"|"lfsFile"|"deletedFile", "value"}: 412 when the
+//     header's parentCommit is not the branch head, else 200 {"commitOid",
+//     "commitUrl"}; commits have their own quota ("commits") with RateLimit
+//     headers and a Retry-After on 429.
+//
+// Writes need a token (any, or Options.Token when set).
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/md5"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriteOptions configure the write API. Zero values take the defaults noted.
+type WriteOptions struct {
+	// Absent: the repository does not exist until POST /api/repos/create.
+	Absent bool
+	// CommitQuota is commits per Window (0: unlimited; the Hub allows 128
+	// per hour per repository).
+	CommitQuota int
+	// MultipartThreshold: LFS objects of at least this size go multipart
+	// when the client accepts it (8 MiB); ChunkSize is the part size (the
+	// threshold's).
+	MultipartThreshold, ChunkSize int64
+	// DropPartEvery: every Nth part PUT reads half its body, then drops
+	// the connection.
+	DropPartEvery int
+	// FailCommits: the first N commit requests answer 500 without
+	// committing.
+	FailCommits int
+	// LoseCommitAnswers: the first N commits are applied, then the
+	// connection is dropped before the answer.
+	LoseCommitAnswers int
+	// OnCommit is called after each commit is applied (outside the lock).
+	OnCommit func(commit string, files int)
+}
+
+// WriteCounts are what the write API saw.
+type WriteCounts struct {
+	Commits        int            // commits applied
+	CommitSizes    []int          // operations of each applied commit
+	FailedCommits  int            // injected 500s and 412s
+	LostAnswers    int            // commits applied whose answer was dropped
+	ObjectUploads  map[string]int // completed uploads per LFS oid (basic PUT or multipart completion)
+	PathCommits    map[string]int // commits that added each path
+	Parts          int            // part PUTs stored
+	DroppedParts   int            // part PUTs dropped mid-body
+	BytesUploaded  int64          // bytes of stored PUTs and parts
+	Preuploads     int            // preupload requests answered
+	Batches        int            // LFS batch requests answered
+	TooManyCommits int            // commits refused by the commit quota
+	Created        bool           // the repository was created through the API
+	Private        bool           // ... as a private one
+}
+
+type multipart struct {
+	oid   string
+	size  int64
+	chunk int64
+	parts map[int][]byte
+	etags map[int]string
+}
+
+type writeState struct {
+	storage  *httptest.Server
+	exists   bool
+	objects  map[string][]byte // LFS store by oid
+	uploads  map[string]*multipart
+	nextID   int
+	partReqs int
+	commitN  int
+	counts   WriteCounts
+}
+
+func (s *Server) initWrite() {
+	s.wr = writeState{exists: !s.opts.Write.Absent, objects: map[string][]byte{}, uploads: map[string]*multipart{},
+		counts: WriteCounts{ObjectUploads: map[string]int{}, PathCommits: map[string]int{}}}
+	for _, f := range s.opts.Files {
+		if !f.Regular {
+			s.wr.objects[SHA256(f.Data)] = f.Data
+		}
+	}
+	if s.opts.Write.MultipartThreshold <= 0 {
+		s.opts.Write.MultipartThreshold = 8 << 20
+	}
+	if s.opts.Write.ChunkSize <= 0 {
+		s.opts.Write.ChunkSize = s.opts.Write.MultipartThreshold
+	}
+	s.wr.storage = httptest.NewServer(http.HandlerFunc(s.serveStorage))
+}
+
+// WriteCounts returns what the write API saw so far (maps copied).
+func (s *Server) WriteCounts() WriteCounts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.wr.counts
+	c.CommitSizes = append([]int(nil), c.CommitSizes...)
+	c.ObjectUploads, c.PathCommits = map[string]int{}, map[string]int{}
+	for k, v := range s.wr.counts.ObjectUploads {
+		c.ObjectUploads[k] = v
+	}
+	for k, v := range s.wr.counts.PathCommits {
+		c.PathCommits[k] = v
+	}
+	return c
+}
+
+// Files returns the files of a commit (the branch head when rev is ""), sorted by path.
+func (s *Server) Files(rev string) []File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rev == "" || rev == s.opts.Branch {
+		rev = s.branch
+	}
+	return append([]File(nil), s.commits[rev]...)
+}
+
+// GitBlobID is git's object id of a blob with data: sha1("blob N\x00" + data).
+func GitBlobID(data []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// serveWrite serves the write API's paths and refuses every request for a
+// repository that does not exist yet; it reports whether it answered.
+func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) bool {
+	p := r.URL.EscapedPath()
+	repo := "/datasets/" + s.opts.Repo
+	switch {
+	case p == "/api/repos/create" && r.Method == http.MethodPost:
+		if s.writeAuth(w, r) && s.quota(w, "api", s.opts.APIQuota) {
+			s.createRepo(w, r)
+		}
+	case p == "/api/complete_multipart" && r.Method == http.MethodPost:
+		s.completeMultipart(w, r) // signed: no token, no quota (as the Hub's)
+	case !s.repoExists():
+		if strings.Contains(p, repo) {
+			hubError(w, http.StatusUnauthorized, "RepoNotFound", "Repository not found")
+			return true
+		}
+		return false
+	case strings.HasPrefix(p, "/api"+repo+"/preupload/") && r.Method == http.MethodPost:
+		if s.writeAuth(w, r) && s.quota(w, "api", s.opts.APIQuota) {
+			s.preupload(w, r)
+		}
+	case strings.HasPrefix(p, "/api"+repo+"/commit/") && r.Method == http.MethodPost:
+		if s.writeAuth(w, r) && s.commitQuota(w) {
+			s.commitAPI(w, r, strings.TrimPrefix(p, "/api"+repo+"/commit/"))
+		}
+	case p == repo+".git/info/lfs/objects/batch" && r.Method == http.MethodPost:
+		if s.writeAuth(w, r) && s.quota(w, "api", s.opts.APIQuota) {
+			s.lfsBatch(w, r)
+		}
+	case p == repo+".git/info/lfs/objects/verify" && r.Method == http.MethodPost:
+		if s.writeAuth(w, r) {
+			s.verify(w, r)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *Server) repoExists() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wr.exists
+}
+
+func (s *Server) commitQuota(w http.ResponseWriter) bool {
+	if s.quota(w, "commits", s.opts.Write.CommitQuota) {
+		return true
+	}
+	s.mu.Lock()
+	s.wr.counts.TooManyCommits++
+	s.mu.Unlock()
+	return false
+}
+
+// writeAuth checks the token of a write: 401 without one, 403 with the
+// wrong one.
+func (s *Server) writeAuth(w http.ResponseWriter, r *http.Request) bool {
+	auth := r.Header.Get("Authorization")
+	switch {
+	case !strings.HasPrefix(auth, "Bearer ") || len(auth) == len("Bearer "):
+		hubError(w, http.StatusUnauthorized, "", "Invalid username or password.")
+		return false
+	case s.opts.Token != "" && auth != "Bearer "+s.opts.Token:
+		hubError(w, http.StatusForbidden, "", "You don't have the rights to write to this repository")
+		return false
+	}
+	return true
+}
+
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<20)).Decode(v); err != nil {
+		hubError(w, http.StatusBadRequest, "", "bad JSON body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) createRepo(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Name         string `json:"name"`
+		Organization string `json:"organization"`
+		Private      *bool  `json:"private"`
+		Type         string `json:"type"`
+	}
+	if !decodeJSON(w, r, &req) {
+		return
+	}
+	if req.Type != "dataset" || req.Organization+"/"+req.Name != s.opts.Repo {
+		hubError(w, http.StatusForbidden, "", "You don't have the rights to create "+req.Type+" "+req.Organization+"/"+req.Name)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wr.exists {
+		hubError(w, http.StatusConflict, "", "You already created this dataset repo")
+		return
+	}
+	s.wr.exists, s.wr.counts.Created = true, true
+	s.wr.counts.Private = req.Private != nil && *req.Private
+	// The Hub's first commit holds a .gitattributes.
+	s.branch = s.commitLocked([]File{{Path: ".gitattributes", Data: []byte("*.parquet filter=lfs diff=lfs merge=lfs -text\n"), Regular: true}})
+	writeJSON(w, map[string]any{"url": s.Hub.URL + "/datasets/" + s.opts.Repo, "name": s.opts.Repo})
+}
+
+// lfsByName are the patterns of the Hub's default .gitattributes that matter here.
+var lfsByName = []string{"*.parquet", "*.png", "*.arrow", "*.bin", "*.gz", "*.zst"}
+
+func uploadMode(p string, size int64, sample []byte) string {
+	for _, g := range lfsByName {
+		if ok, _ := path.Match(g, path.Base(p)); ok {
+			return "lfs"
+		}
+	}
+	if size >= 10<<20 || bytes.IndexByte(sample, 0) >= 0 {
+		return "lfs"
+	}
+	return "regular"
+}
+
+func (s *Server) preupload(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Files []struct {
+			Path   string `json:"path"`
+			Sample string `json:"sample"`
+			Size   int64  `json:"size"`
+			SHA    string `json:"sha"`
+		} `json:"files"`
+	}
+	if !decodeJSON(w, r, &req) {
+		return
+	}
+	type answer struct {
+		Path         string `json:"path"`
+		UploadMode   string `json:"uploadMode"`
+		ShouldIgnore bool   `json:"shouldIgnore"`
+	}
+	out := []answer{}
+	for _, f := range req.Files {
+		sample, err := base64.StdEncoding.DecodeString(f.Sample)
+		if err != nil || f.Path == "" || len(sample) > 512 {
+			hubError(w, http.StatusBadRequest, "", "bad file entry "+f.Path)
+			return
+		}
+		mode := uploadMode(f.Path, f.Size, sample)
+		if f.Size == 0 {
+			mode = "regular"
+		}
+		out = append(out, answer{Path: f.Path, UploadMode: mode})
+	}
+	s.mu.Lock()
+	s.wr.counts.Preuploads++
+	head := s.branch
+	s.mu.Unlock()
+	writeJSON(w, map[string]any{"files": out, "commitOid": head})
+}
+
+type lfsAction struct {
+	Href   string            `json:"href"`
+	Header map[string]string `json:"header,omitempty"`
+}
+
+func (s *Server) lfsBatch(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Operation string   `json:"operation"`
+		Transfers []string `json:"transfers"`
+		HashAlgo  string   `json:"hash_algo"`
+		Objects   []struct {
+			OID  string `json:"oid"`
+			Size int64  `json:"size"`
+		} `json:"objects"`
+	}
+	if !decodeJSON(w, r, &req) {
+		return
+	}
+	if req.Operation != "upload" || (req.HashAlgo != "" && req.HashAlgo != "sha256") {
+		hubError(w, http.StatusBadRequest, "", "only upload with sha256")
+		return
+	}
+	multi := false
+	for _, t := range req.Transfers {
+		multi = multi || t == "multipart"
+	}
+	wo := s.opts.Write
+	expires := time.Now().Add(s.opts.URLTTL).UnixNano()
+	var objs []map[string]any
+	transfer := "basic"
+	s.mu.Lock()
+	s.wr.counts.Batches++
+	for _, o := range req.Objects {
+		obj := map[string]any{"oid": o.OID, "size": o.Size}
+		objs = append(objs, obj)
+		if _, err := hex.DecodeString(o.OID); err != nil || len(o.OID) != 64 || o.Size < 0 {
+			obj["error"] = map[string]any{"code": 422, "message": "invalid oid or size"}
+			continue
+		}
+		if _, ok := s.wr.objects[o.OID]; ok {
+			continue // already stored: no actions
+		}
+		obj["authenticated"] = true
+		verify := lfsAction{Href: s.Hub.URL + "/datasets/" + s.opts.Repo + ".git/info/lfs/objects/verify"}
+		if multi && o.Size >= wo.MultipartThreshold {
+			transfer = "multipart"
+			s.wr.nextID++
+			id := strconv.Itoa(s.wr.nextID)
+			s.wr.uploads[id] = &multipart{oid: o.OID, size: o.Size, chunk: wo.ChunkSize, parts: map[int][]byte{}, etags: map[int]string{}}
+			h := map[string]string{"chunk_size": strconv.FormatInt(wo.ChunkSize, 10)}
+			for n := 1; int64(n-1)*wo.ChunkSize < o.Size; n++ {
+				h[fmt.Sprintf("%05d", n)] = s.signed(s.wr.storage.URL+"/parts/"+id+"/"+strconv.Itoa(n), expires)
+			}
+			done := fmt.Sprintf("%s/api/complete_multipart?uploadId=%s&oid=%s", s.Hub.URL, id, o.OID)
+			obj["actions"] = map[string]any{"upload": lfsAction{Href: s.signed(done, expires), Header: h}, "verify": verify}
+			continue
+		}
+		put := s.signed(fmt.Sprintf("%s/objects/%s?size=%d", s.wr.storage.URL, o.OID, o.Size), expires)
+		obj["actions"] = map[string]any{"upload": lfsAction{Href: put}, "verify": verify}
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/vnd.git-lfs+json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"transfer": transfer, "objects": objs, "hash_algo": "sha256"})
+}
+
+// signed appends an expiry and an HMAC of the URL to u.
+func (s *Server) signed(u string, expires int64) string {
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	u += fmt.Sprintf("%sX-Expires=%d", sep, expires)
+	return u + "&X-Signature=" + s.sign("upload", u, 0)
+}
+
+// checkSigned checks the signature and expiry of a signed request URL.
+func (s *Server) checkSigned(w http.ResponseWriter, r *http.Request, base string) bool {
+	q := r.URL.RawQuery
+	i := strings.LastIndex(q, "&X-Signature=")
+	if i < 0 || s.sign("upload", base+r.URL.EscapedPath()+"?"+q[:i], 0) != q[i+len("&X-Signature="):] {
+		http.Error(w, "AccessDenied: bad signature", http.StatusForbidden)
+		return false
+	}
+	exp, _ := strconv.ParseInt(r.URL.Query().Get("X-Expires"), 10, 64)
+	if time.Now().UnixNano() > exp {
+		http.Error(w, "AccessDenied: Request has expired", http.StatusForbidden)
+		return false
+	}
+	return true
+}
+
+func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		OID  string `json:"oid"`
+		Size int64  `json:"size"`
+	}
+	if !decodeJSON(w, r, &req) {
+		return
+	}
+	s.mu.Lock()
+	data, ok := s.wr.objects[req.OID]
+	s.mu.Unlock()
+	if !ok || int64(len(data)) != req.Size {
+		hubError(w, http.StatusNotFound, "", "object "+req.OID+" not found")
+		return
+	}
+	writeJSON(w, map[string]any{"success": true})
+}
+
+// sortedPaths returns the keys of m in order.
+func sortedPaths(m map[string]File) []File {
+	out := make([]File, 0, len(m))
+	for _, f := range m {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// readNDJSON splits a body into JSON lines.
+func readNDJSON(body io.Reader, each func([]byte) error) error {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		if err := each(sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+func md5hex(b []byte) string {
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
