@@ -109,7 +109,7 @@ func Build(in Input) ([]byte, error) {
 		in.PrettyName = path.Base(in.Repo)
 	}
 	h := Header{License: in.License, PrettyName: in.PrettyName, TaskCategories: []string{"text-generation"},
-		Tags: []string{"biology", "protein", "protein-structure", "foldcorpus"},
+		Tags:    []string{"biology", "protein", "protein-structure", "foldcorpus"},
 		Configs: []Config{{Name: "default", Default: true, DataFiles: []DataFile{{Split: "train", Path: in.DataFiles}}}}}
 	if h.License == "" {
 		h.License = "other"
