@@ -115,7 +115,15 @@ func runPublish(ctx context.Context, args []string) error {
 	at := func(p string) string { return path.Join(prefix, p) }
 	var files []hf.PublishFile
 	for _, u := range rs.files {
-		files = append(files, hf.PublishFile{Path: at("data/" + path.Base(u)), URI: u})
+		f := hf.PublishFile{Path: at("data/" + path.Base(u)), URI: u}
+		if gsOut {
+			// Hashing a bucket's shards means reading them all twice: take
+			// the sha256 the ledger recorded when each was written (the
+			// Hub checks what is uploaded against it). Local files are
+			// hashed: cheap, and byte for byte what is there now.
+			f.SHA256 = rs.sha256[u]
+		}
+		files = append(files, f)
 	}
 	for _, name := range sortedKeys(rep.Files) {
 		files = append(files, hf.PublishFile{Path: at("report/" + name), Data: rep.Files[name]})

@@ -20,6 +20,7 @@ import (
 // publish and the shards that are not done.
 type runShards struct {
 	files   []string // URIs of the done shards' files, by shard index
+	sha256  map[string]string // file URI -> sha256 (hex) the ledger recorded
 	pending []string // "shard 00003 (failed: entry X: error)", "shard 00007 (missing)"
 	total   int
 }
@@ -40,7 +41,7 @@ func collectShards(ctx context.Context, store blob.Store, out string, run *ledge
 	for _, u := range uris {
 		byBase[path.Base(u)] = u
 	}
-	rs := &runShards{}
+	rs := &runShards{sha256: map[string]string{}}
 	if run != nil {
 		rs.total = run.Shards
 		recs := map[int]ledger.Shard{}
@@ -55,6 +56,7 @@ func collectShards(ctx context.Context, store blob.Store, out string, run *ledge
 			case s.Status == ledger.Done:
 				if u, ok := byBase[path.Base(s.Output)]; ok && s.Output != "" {
 					rs.files = append(rs.files, u)
+					rs.sha256[u] = s.SHA256
 				} else {
 					rs.pending = append(rs.pending, fmt.Sprintf("shard %05d (done in the ledger, but its file %s is not in %s)", i, path.Base(s.Output), out))
 				}

@@ -22,8 +22,8 @@ type PublishFile struct {
 	Path string
 	URI  string
 	Data []byte
-	// Size and SHA256 (hex) of the content: filled in by HashFiles when
-	// empty.
+	// Size and SHA256 (hex) of the content: filled in by HashFiles (a
+	// SHA256 set by the caller, e.g. from the run's ledger, is kept).
 	Size   int64
 	SHA256 string
 	sample []byte
@@ -55,8 +55,11 @@ func (f *PublishFile) content(ctx context.Context, store blob.Store) ([]byte, er
 }
 
 // HashFiles fills in the size, sha256 and first bytes of every file,
-// reading up to concurrency files at once. It reads only; an unreadable
-// file fails with an error naming it.
+// reading up to concurrency files at once. A file whose SHA256 is already
+// set (a ledger's record of a remote object) is not read whole: only its
+// size and first bytes are; the Hub checks the sha256 of what is uploaded
+// against it. It reads only; an unreadable file fails with an error naming
+// it.
 func HashFiles(ctx context.Context, store blob.Store, files []PublishFile, concurrency int) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(concurrency, 1))
@@ -73,12 +76,16 @@ func HashFiles(ctx context.Context, store blob.Store, files []PublishFile, concu
 				return fmt.Errorf("reading %s: %w", f.URI, err)
 			}
 			defer o.Close()
-			h := sha256.New()
-			if _, err := io.Copy(h, io.NewSectionReader(o, 0, o.Size())); err != nil {
-				return fmt.Errorf("reading %s: %w", f.URI, err)
-			}
 			f.sample = make([]byte, min(o.Size(), 512))
 			if _, err := o.ReadAt(f.sample, 0); err != nil && err != io.EOF {
+				return fmt.Errorf("reading %s: %w", f.URI, err)
+			}
+			if f.SHA256 != "" {
+				f.Size = o.Size()
+				return nil
+			}
+			h := sha256.New()
+			if _, err := io.Copy(h, io.NewSectionReader(o, 0, o.Size())); err != nil {
 				return fmt.Errorf("reading %s: %w", f.URI, err)
 			}
 			f.Size, f.SHA256 = o.Size(), hex.EncodeToString(h.Sum(nil))

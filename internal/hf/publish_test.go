@@ -293,3 +293,30 @@ func TestPublishVerifies(t *testing.T) {
 		t.Errorf("the error does not name the file: %v", err)
 	}
 }
+
+// TestPublishGivenSHA256: a sha256 given with a file (a ledger's record)
+// is used without reading the file whole; a wrong one is caught by the
+// Hub's check of the upload, naming the file.
+func TestPublishGivenSHA256(t *testing.T) {
+	files := runFiles(t, t.TempDir(), 3, 100, 200)
+	for i := range files {
+		data, _ := os.ReadFile(files[i].URI)
+		files[i].SHA256 = hubtest.SHA256(data)
+	}
+	srv := hubtest.New(hubtest.Options{Repo: pubRepo})
+	defer srv.Close()
+	o := publishOpts(files)
+	if _, err := hf.Publish(context.Background(), writeClient(srv), o); err != nil {
+		t.Fatal(err)
+	}
+	readBack(t, srv, o.Files, o.Card)
+
+	bad := runFiles(t, t.TempDir(), 2, 300, 400)
+	bad[1].SHA256 = hubtest.SHA256([]byte("something else"))
+	srv2 := hubtest.New(hubtest.Options{Repo: pubRepo})
+	defer srv2.Close()
+	_, err := hf.Publish(context.Background(), writeClient(srv2), publishOpts(bad))
+	if err == nil || !strings.Contains(err.Error(), bad[1].Path) || !strings.Contains(err.Error(), "HTTP 400") {
+		t.Fatalf("err = %v, want the upload of %s refused", err, bad[1].Path)
+	}
+}
