@@ -19,9 +19,9 @@ import (
 // runShards is what publish takes from a run folder: the shard files to
 // publish and the shards that are not done.
 type runShards struct {
-	files   []string // URIs of the done shards' files, by shard index
+	files   []string          // URIs of the done shards' files, by shard index
 	sha256  map[string]string // file URI -> sha256 (hex) the ledger recorded
-	pending []string // "shard 00003 (failed: entry X: error)", "shard 00007 (missing)"
+	pending []string          // "shard 00003 (failed: entry X: error)", "shard 00007 (missing)"
 	total   int
 }
 
