@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -278,6 +279,11 @@ func TestPublishKilled(t *testing.T) {
 		t.Fatalf("rerun: %v\n%s", err, msg)
 	}
 	checkPublished(t, srv, out)
+	progress := regexp.MustCompile(`files (\d+)/(\d+) committed \(\d+ commits\)  uploaded .* MB/s  ETA`)
+	if !progress.Match(msg) || !strings.Contains(string(msg), "verified: every file's size and sha256 at commit "+srv.Commit()) ||
+		!strings.Contains(string(msg), srv.URL()+"/datasets/"+pubRepo+"/tree/"+srv.Commit()) {
+		t.Errorf("the rerun's output lacks progress, the verified commit or its URL:\n%s", msg)
+	}
 	after := srv.WriteCounts()
 	for oid, n := range after.ObjectUploads {
 		if n != 1 {
@@ -290,4 +296,15 @@ func TestPublishKilled(t *testing.T) {
 		}
 	}
 	t.Logf("killed after %d commits; the rerun made %d more", wc.Commits, after.Commits-wc.Commits)
+}
+
+// TestPublishNeedsToken: without HF_TOKEN publish stops before reading
+// anything, with a usage error saying what to set.
+func TestPublishNeedsToken(t *testing.T) {
+	t.Setenv("HF_TOKEN", "")
+	err := runPublish(context.Background(), []string{t.TempDir(), "hf://datasets/" + pubRepo})
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "HF_TOKEN") {
+		t.Fatalf("err = %v, want exit 2 naming HF_TOKEN", err)
+	}
 }

@@ -320,3 +320,32 @@ func TestPublishGivenSHA256(t *testing.T) {
 		t.Fatalf("err = %v, want the upload of %s refused", err, bad[1].Path)
 	}
 }
+
+// TestPublishRetryAfter: a commit quota that sends no RateLimit headers,
+// only a Retry-After on its 429s (the Hub's "rate limit for repository
+// commits"), 2 commits per 2 s window: each 429 holds the commits until
+// the Retry-After (up to 2 s, longer than the client's 1 s default), so
+// there is at most one 429 per window, not a storm.
+func TestPublishRetryAfter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for 2 s windows")
+	}
+	files := runFiles(t, t.TempDir(), 50, 100, 500)
+	srv := hubtest.New(hubtest.Options{Repo: pubRepo, Window: 2 * time.Second, Write: hubtest.WriteOptions{CommitQuota: 2, BareCommit429: true}})
+	defer srv.Close()
+	o := publishOpts(files)
+	o.MaxCommitFiles = 10
+	t0 := time.Now()
+	res, err := hf.Publish(context.Background(), writeClient(srv), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(t0)
+	readBack(t, srv, o.Files, o.Card)
+	wc := srv.WriteCounts()
+	windows := int(took/(2*time.Second)) + 1
+	t.Logf("%d commits in %s: %d commit 429s", res.Commits, took, wc.TooManyCommits)
+	if wc.TooManyCommits > windows || res.Commits != 6 || took < 4*time.Second {
+		t.Errorf("%d commits in %s with %d 429s: want 6 commits over at least 4 s and at most one 429 per window (%d)", res.Commits, took, wc.TooManyCommits, windows)
+	}
+}

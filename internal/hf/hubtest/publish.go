@@ -52,6 +52,10 @@ type WriteOptions struct {
 	// CommitQuota is commits per Window (0: unlimited; the Hub allows 128
 	// per hour per repository).
 	CommitQuota int
+	// BareCommit429: the commit quota sends no RateLimit headers; a commit
+	// beyond it answers 429 with a Retry-After only, as the Hub's "rate
+	// limit for repository commits" error does.
+	BareCommit429 bool
 	// MultipartThreshold: LFS objects of at least this size go multipart
 	// when the client accepts it (8 MiB); ChunkSize is the part size (the
 	// threshold's).
@@ -204,13 +208,35 @@ func (s *Server) repoExists() bool {
 }
 
 func (s *Server) commitQuota(w http.ResponseWriter) bool {
-	if s.quota(w, "commits", s.opts.Write.CommitQuota) {
-		return true
+	wo := s.opts.Write
+	var ok bool
+	if !wo.BareCommit429 || wo.CommitQuota <= 0 {
+		ok = s.quota(w, "commits", wo.CommitQuota)
+	} else {
+		now := time.Since(s.start)
+		idx := int64(now / s.opts.Window)
+		reset := s.opts.Window*time.Duration(idx+1) - now
+		s.mu.Lock()
+		win := s.windows["commits"]
+		if win == nil || win.index != idx {
+			win = &window{index: idx}
+			s.windows["commits"] = win
+		}
+		if ok = win.used < wo.CommitQuota; ok {
+			win.used++
+		}
+		s.mu.Unlock()
+		if !ok {
+			w.Header().Set("Retry-After", strconv.FormatInt(int64((reset+time.Second-1)/time.Second), 10))
+			hubError(w, http.StatusTooManyRequests, "", fmt.Sprintf("You have exceeded our rate limit for repository commits (%d per %s)", wo.CommitQuota, s.opts.Window))
+		}
 	}
-	s.mu.Lock()
-	s.wr.counts.TooManyCommits++
-	s.mu.Unlock()
-	return false
+	if !ok {
+		s.mu.Lock()
+		s.wr.counts.TooManyCommits++
+		s.mu.Unlock()
+	}
+	return ok
 }
 
 // writeAuth checks the token of a write: 401 without one, 403 with the
