@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path"
@@ -18,9 +19,12 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/foldcorpus/foldcorpus/internal/datacard"
+	"github.com/foldcorpus/foldcorpus/internal/emulators"
+	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/hf"
 	"github.com/foldcorpus/foldcorpus/internal/hf/hubtest"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/report"
 	"github.com/foldcorpus/foldcorpus/internal/synth"
 )
 
@@ -306,5 +310,52 @@ func TestPublishNeedsToken(t *testing.T) {
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "HF_TOKEN") {
 		t.Fatalf("err = %v, want exit 2 naming HF_TOKEN", err)
+	}
+}
+
+// TestPublishGCS publishes a run whose output is in a bucket (fake-gcs-server
+// through STORAGE_EMULATOR_HOST, no ledger: the shard files' names say which
+// shards exist): a run missing its last shard is refused, naming it; a
+// complete one is published and read back equal.
+func TestPublishGCS(t *testing.T) {
+	ctx := context.Background()
+	fake, client := emulators.RequireFakeGCS(t, "corpus")
+	store := gcs.New(client, gcs.Options{})
+	cfg := report.SynthConfig{Shards: 6, RowsPerShard: 4, Seed: 2}
+	if _, err := report.WriteSynthetic(ctx, store, "gs://corpus/run1", cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Missing = true
+	if _, err := report.WriteSynthetic(ctx, store, "gs://corpus/run2", cfg); err != nil {
+		t.Fatal(err)
+	}
+	srv := hubtest.New(hubtest.Options{Repo: pubRepo})
+	defer srv.Close()
+	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(fake.URL, "http://"))
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", "hf_write")
+	err := runPublish(ctx, []string{"gs://corpus/run2", "hf://datasets/" + pubRepo + "/run2"})
+	if err == nil || !strings.Contains(err.Error(), "shard 00005 (missing: no file)") {
+		t.Fatalf("err = %v, want a refusal naming shard 00005", err)
+	}
+	if err := runPublish(ctx, []string{"gs://corpus/run1", "hf://datasets/" + pubRepo + "/run1"}); err != nil {
+		t.Fatal(err)
+	}
+	repo := map[string][]byte{}
+	for _, f := range srv.Files("") {
+		repo[f.Path] = f.Data
+	}
+	for i := 0; i < 6; i++ {
+		name := fmt.Sprintf("part-%05d-of-00006.parquet", i)
+		want, err := store.ReadAll(ctx, "gs://corpus/run1/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := repo["run1/data/"+name]; !ok || !bytes.Equal(got, want) {
+			t.Errorf("run1/data/%s: %d bytes in the repository, %d in the bucket", name, len(got), len(want))
+		}
+	}
+	if !bytes.Contains(repo["README.md"], []byte("path: run1/data/*.parquet")) {
+		t.Errorf("card:\n%s", repo["README.md"])
 	}
 }
