@@ -237,8 +237,9 @@ func (s *Server) quota(w http.ResponseWriter, class string, limit int) bool {
 	s.mu.Unlock()
 	w.Header().Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%s", class, left, seconds(reset, s.opts.Window)))
 	w.Header().Set("RateLimit-Policy", fmt.Sprintf("%q;%q;q=%d;w=%s", "fixed window", class, limit, seconds(s.opts.Window, s.opts.Window)))
-	if !ok && s.opts.Window >= time.Second {
-		// Retry-After is whole seconds: sent for windows of a second or more.
+	if !ok && class == "commits" && s.opts.Window >= time.Second {
+		// The commit quota's 429 also says Retry-After, in whole seconds
+		// (windows of a second or more).
 		w.Header().Set("Retry-After", strconv.FormatInt(int64((reset+time.Second-1)/time.Second), 10))
 	}
 	if !ok {
