@@ -376,30 +376,47 @@ func (p *publisher) upload(ctx context.Context, batch []*PublishFile) error {
 				p.mu.Unlock()
 				continue
 			}
-			g.Go(func() error {
-				r, closeFn, err := f.open(gctx, p.o.Store)
-				if err != nil {
-					return err
-				}
-				defer closeFn()
-				err = p.c.UploadLFS(gctx, obj, r, func(n int64) {
-					p.mu.Lock()
-					p.prog.BytesDone += n
-					p.res.UploadBytes += n
-					p.mu.Unlock()
-					p.report()
-				})
-				if err != nil {
-					return fmt.Errorf("uploading %s: %w", f.Path, err)
-				}
-				p.mu.Lock()
-				p.res.Uploaded++
-				p.mu.Unlock()
-				return nil
-			})
+			g.Go(func() error { return p.uploadOne(gctx, f, obj) })
 		}
 	}
 	return g.Wait()
+}
+
+// uploadOne uploads one object. Signed storage URLs expire (403 from the
+// storage): then it asks the batch API again for fresh ones, twice at most.
+func (p *publisher) uploadOne(ctx context.Context, f *PublishFile, obj LFSObject) error {
+	r, closeFn, err := f.open(ctx, p.o.Store)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	for renewed := 0; ; renewed++ {
+		err = p.c.UploadLFS(ctx, obj, r, func(n int64) {
+			p.mu.Lock()
+			p.prog.BytesDone += n
+			p.res.UploadBytes += n
+			p.mu.Unlock()
+			p.report()
+		})
+		var he *HTTPError
+		if err == nil || renewed == 2 || !errors.As(err, &he) || !he.CDN || he.Status != http.StatusForbidden {
+			break
+		}
+		objs, berr := p.c.LFSBatch(ctx, p.o.Repo, p.o.Branch, map[string]int64{f.SHA256: f.Size})
+		if berr != nil {
+			return errors.Join(fmt.Errorf("uploading %s: %w", f.Path, err), berr)
+		}
+		if obj = objs[0]; obj.Upload == nil {
+			break // stored after all (an upload that landed before its URL expired)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("uploading %s: %w", f.Path, err)
+	}
+	p.mu.Lock()
+	p.res.Uploaded++
+	p.mu.Unlock()
+	return nil
 }
 
 // ops are the commit operations of batch (regular files carry their content).

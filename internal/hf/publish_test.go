@@ -349,3 +349,25 @@ func TestPublishRetryAfter(t *testing.T) {
 		t.Errorf("%d commits in %s with %d 429s: want 6 commits over at least 4 s and at most one 429 per window (%d)", res.Commits, took, wc.TooManyCommits, windows)
 	}
 }
+
+// TestPublishExpiredURLs: the first LFS batch answer hands out signed
+// upload URLs that have already expired (basic and multipart): the storage
+// refuses them (403), Publish asks the batch API again for fresh ones, and
+// each object is stored once.
+func TestPublishExpiredURLs(t *testing.T) {
+	files := append(runFiles(t, t.TempDir(), 3, 100, 200), runFiles(t, t.TempDir(), 2, 150<<10, 200<<10)...)
+	for i := range files {
+		files[i].Path = fmt.Sprintf("data/f%d.parquet", i)
+	}
+	srv := hubtest.New(hubtest.Options{Repo: pubRepo, Write: hubtest.WriteOptions{ExpiredUploads: 1, MultipartThreshold: 100 << 10, ChunkSize: 64 << 10}})
+	defer srv.Close()
+	o := publishOpts(files)
+	if _, err := hf.Publish(context.Background(), writeClient(srv), o); err != nil {
+		t.Fatal(err)
+	}
+	readBack(t, srv, o.Files, o.Card)
+	checkOnce(t, srv, o.Files)
+	if wc := srv.WriteCounts(); wc.ExpiredPuts < len(files) || wc.Batches < 2 {
+		t.Errorf("%d PUTs refused as expired, %d batch requests: want every first PUT refused and a second batch", wc.ExpiredPuts, wc.Batches)
+	}
+}

@@ -69,6 +69,9 @@ type WriteOptions struct {
 	// LoseCommitAnswers: the first N commits are applied, then the
 	// connection is dropped before the answer.
 	LoseCommitAnswers int
+	// ExpiredUploads: the first N LFS batch answers hand out signed upload
+	// URLs that have already expired (the storage answers 403).
+	ExpiredUploads int
 	// OnCommit is called after each commit is applied (outside the lock).
 	OnCommit func(commit string, files int)
 }
@@ -87,6 +90,7 @@ type WriteCounts struct {
 	Preuploads     int            // preupload requests answered
 	Batches        int            // LFS batch requests answered
 	TooManyCommits int            // commits refused by the commit quota
+	ExpiredPuts    int            // PUTs refused: their signed URL had expired
 	Created        bool           // the repository was created through the API
 	Private        bool           // ... as a private one
 }
@@ -378,6 +382,9 @@ func (s *Server) lfsBatch(w http.ResponseWriter, r *http.Request) {
 	transfer := "basic"
 	s.mu.Lock()
 	s.wr.counts.Batches++
+	if s.wr.counts.Batches <= wo.ExpiredUploads {
+		expires = time.Now().Add(-time.Second).UnixNano()
+	}
 	for _, o := range req.Objects {
 		obj := map[string]any{"oid": o.OID, "size": o.Size}
 		objs = append(objs, obj)
@@ -431,6 +438,9 @@ func (s *Server) checkSigned(w http.ResponseWriter, r *http.Request, base string
 	}
 	exp, _ := strconv.ParseInt(r.URL.Query().Get("X-Expires"), 10, 64)
 	if time.Now().UnixNano() > exp {
+		s.mu.Lock()
+		s.wr.counts.ExpiredPuts++
+		s.mu.Unlock()
 		http.Error(w, "AccessDenied: Request has expired", http.StatusForbidden)
 		return false
 	}
