@@ -158,7 +158,11 @@ func body(b *bytes.Buffer, in Input, format string) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(b, "- option `%s`: `%s`\n", k, in.Run.Options[k])
+			v := in.Run.Options[k]
+			if v == "" {
+				v = `""`
+			}
+			fmt.Fprintf(b, "- option `%s`: `%s`\n", k, v)
 		}
 	}
 	b.WriteString("\n## Source\n\n")
@@ -182,6 +186,9 @@ func body(b *bytes.Buffer, in Input, format string) {
 	sort.Strings(reasons)
 	for _, k := range reasons {
 		fmt.Fprintf(b, "| filtered: %s | %d |\n", k, a.Filtered[k])
+	}
+	if len(reasons) == 0 {
+		b.WriteString("| filtered | 0 |\n")
 	}
 	if a.Skipped > 0 {
 		fmt.Fprintf(b, "| skipped (missing objects) | %d |\n", a.Skipped)
