@@ -5,12 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/datacard"
@@ -144,7 +142,7 @@ func runPublish(ctx context.Context, args []string) error {
 
 	client := hf.New(opts)
 	fmt.Fprintf(os.Stderr, "publish %s (%d shards, %d report files) to %s on %s\n", out, len(rs.files), len(rep.Files), dst, client.Endpoint())
-	prog := &publishProgress{w: os.Stderr, tty: isTerminal(os.Stderr)}
+	prog := &publishProgress{progressLine{w: os.Stderr, tty: isTerminal(os.Stderr)}}
 	res, err := hf.Publish(ctx, client, hf.PublishOptions{Repo: dst.Repo, Branch: dst.Revision, Files: files,
 		Card: &hf.PublishFile{Path: "README.md", Data: cardBytes}, Exclusive: at("data"), Store: store,
 		Create: pf.create, Private: !pf.public, Concurrency: pf.concurrency, MaxCommitFiles: pf.maxCommit, OnProgress: prog.update})
@@ -169,39 +167,12 @@ func runPublish(ctx context.Context, args []string) error {
 	return nil
 }
 
-// publishProgress shows files committed, bytes uploaded, rate and ETA:
-// redrawn on a terminal, a line every 5 s otherwise.
-type publishProgress struct {
-	w    io.Writer
-	tty  bool
-	mu   sync.Mutex
-	last time.Time
-}
+// publishProgress shows files committed, bytes uploaded, rate and ETA.
+type publishProgress struct{ progressLine }
 
 func (p *publishProgress) update(pr hf.PublishProgress) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	every := 5 * time.Second
-	if p.tty {
-		every = 200 * time.Millisecond
-	}
-	if time.Since(p.last) < every && pr.Committed < pr.Files {
-		return
-	}
-	p.last = time.Now()
-	line := fmt.Sprintf("%-7s files %d/%d committed (%d commits)  uploaded %s of %s  %.1f MB/s  ETA %s",
-		pr.Stage, pr.Committed, pr.Files, pr.Commits, mb(pr.BytesDone), mb(pr.Bytes), pr.Rate/1e6, pr.ETA.Round(time.Second))
-	if p.tty {
-		fmt.Fprintf(p.w, "\r%s ", line)
-	} else {
-		fmt.Fprintln(p.w, line)
-	}
-}
-
-func (p *publishProgress) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.tty && !p.last.IsZero() {
-		fmt.Fprintln(p.w)
-	}
+	p.show(pr.Committed >= pr.Files, func() string {
+		return fmt.Sprintf("%-7s files %d/%d committed (%d commits)  uploaded %s of %s  %.1f MB/s  ETA %s",
+			pr.Stage, pr.Committed, pr.Files, pr.Commits, mb(pr.BytesDone), mb(pr.Bytes), pr.Rate/1e6, pr.ETA.Round(time.Second))
+	})
 }
