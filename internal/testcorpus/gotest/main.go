@@ -141,7 +141,9 @@ func summarize(w io.Writer, skips []skip) {
 	for r := range count {
 		reasons = append(reasons, r)
 	}
-	sort.Slice(reasons, func(i, j int) bool { return count[reasons[i]] > count[reasons[j]] || count[reasons[i]] == count[reasons[j]] && reasons[i] < reasons[j] })
+	sort.Slice(reasons, func(i, j int) bool {
+		return count[reasons[i]] > count[reasons[j]] || count[reasons[i]] == count[reasons[j]] && reasons[i] < reasons[j]
+	})
 	fmt.Fprintf(w, "gotest: %d tests SKIPPED (FOLDCORPUS_REQUIRE_CORPUS=1 makes the corpus and tool ones failures; go test -v -run NAME shows each):\n", len(skips))
 	for _, r := range reasons {
 		fmt.Fprintf(w, "  %4d  %s\n", count[r], r)
