@@ -176,9 +176,7 @@ func runRun(ctx context.Context, args []string) error {
 		for _, f := range sum.Failed {
 			fmt.Fprintf(os.Stderr, "  shard %d FAILED: %v\n", f.Shard, f.Err)
 		}
-		if d := sum.Plan.Dropped; len(d) > 0 {
-			fmt.Fprintf(os.Stderr, "manifest columns not in the output: %s (name the ones to keep with --passthrough)\n", strings.Join(d, ", "))
-		}
+		printDropped(os.Stderr, sum.Plan)
 	}
 	incomplete := errors.Is(err, localrun.ErrIncomplete)
 	if err != nil && !incomplete {

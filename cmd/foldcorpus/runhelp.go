@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
+	"github.com/foldcorpus/foldcorpus/planner"
 )
 
 const runUsage = `usage: foldcorpus run [--manifest GLOB|DIR] --out DIR [flags]
@@ -76,4 +79,43 @@ func extraArgs(globFlag string, args []string) error {
 	}
 	return &exitError{2, fmt.Errorf("unexpected arguments %s: if these are files the shell expanded from a glob, quote the glob (%s 'DIR/*.parquet')",
 		strings.Join(shown, " "), globFlag)}
+}
+
+// printDropped names the manifest columns the output does not carry: those
+// --passthrough can keep, and apart from them those the format writes
+// itself (the output's column of that name is the format's, computed from
+// the structure; --passthrough refuses them).
+func printDropped(w io.Writer, p *planner.Result) {
+	var keepable, own []string
+	for _, name := range p.Dropped {
+		if p.Output.Index(name) >= 0 {
+			own = append(own, name)
+		} else {
+			keepable = append(keepable, name)
+		}
+	}
+	if len(keepable) > 0 {
+		fmt.Fprintf(w, "manifest columns not in the output: %s (name the ones to keep with --passthrough)\n", strings.Join(keepable, ", "))
+	}
+	if len(own) > 0 {
+		fmt.Fprintf(w, "manifest columns the format writes itself, from the structure (the output's %s are the format's; --passthrough cannot keep the manifest's)\n", strings.Join(own, ", "))
+	}
+}
+
+// formatCounts writes per-reason counts for people: "none", or
+// "no polymer chain 2, no room in the context 1" (largest first).
+func formatCounts(m map[string]int64) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }

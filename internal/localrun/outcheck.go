@@ -35,7 +35,11 @@ func checkWritable(dir string) error {
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(at) == at {
-			return derrors.Permanent(fmt.Errorf("%w: %s: %w", ErrOutputNotWritable, at, err))
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return derrors.Permanent(fmt.Errorf("%w: %s: %w; choose another --out", ErrOutputNotWritable, at, err))
 		}
 		at = filepath.Dir(at)
 	}

@@ -237,7 +237,7 @@ func Resolve(s Schema, uriColumn, textColumn string, record []format.Column, exc
 	for _, name := range passthrough {
 		switch {
 		case slices.Contains(exclude, name):
-			return p, derrors.Permanent(fmt.Errorf("passthrough column %q: the format writes its own %s", name, name))
+			return p, derrors.Permanent(fmt.Errorf("passthrough column %q: the format writes its own %s, computed from the structure; leave it out of --passthrough", name, name))
 		case slices.Contains(p.Columns(), name):
 			return p, derrors.Permanent(fmt.Errorf("passthrough column %q is an input column, or named twice", name))
 		}
