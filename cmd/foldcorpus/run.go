@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
@@ -174,7 +175,7 @@ func runRun(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "run %s: %d shards (%d done now, %d already done, %d failed), %d docs written now%s in %s; manifest footers: %d of %d bytes read\n",
 			sum.Plan.Run.ID, sum.Plan.Run.Shards, sum.Done, sum.AlreadyDone, len(sum.Failed), sum.Docs, alreadyDocs(sum), sum.Wall.Round(time.Millisecond), read, size)
 		for _, f := range sum.Failed {
-			fmt.Fprintf(os.Stderr, "  shard %d FAILED: %v\n", f.Shard, f.Err)
+			fmt.Fprintf(os.Stderr, "  shard %d FAILED: %s\n", f.Shard, derrors.Describe(f.Err))
 		}
 		printDropped(os.Stderr, sum.Plan)
 	}

@@ -227,8 +227,8 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 		return sum, err
 	}
 	if len(sum.Failed) > 0 {
-		return sum, fmt.Errorf("%w: %d of %d shards failed (first: shard %d: %v)", ErrIncomplete,
-			len(sum.Failed), p.Run.Shards, sum.Failed[0].Shard, sum.Failed[0].Err)
+		return sum, fmt.Errorf("%w: %d of %d shards failed (first: shard %d: %s)", ErrIncomplete,
+			len(sum.Failed), p.Run.Shards, sum.Failed[0].Shard, derrors.Describe(sum.Failed[0].Err))
 	}
 	return sum, nil
 }
