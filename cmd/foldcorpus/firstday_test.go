@@ -192,7 +192,7 @@ func TestCLIPassthroughHint(t *testing.T) {
 	if keep != nil && strings.Contains(keep[1], "global_plddt") {
 		t.Errorf("the hint offers global_plddt to --passthrough, which refuses it:\n%s", stderr)
 	}
-	if !strings.Contains(stderr, "the format writes itself") {
+	if !strings.Contains(stderr, "manifest columns replaced by the format's own, computed from the structure: seq_len, global_plddt (--passthrough cannot keep them)") {
 		t.Errorf("the hint does not say the format writes global_plddt itself:\n%s", stderr)
 	}
 }

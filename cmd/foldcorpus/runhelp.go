@@ -98,7 +98,7 @@ func printDropped(w io.Writer, p *planner.Result) {
 		fmt.Fprintf(w, "manifest columns not in the output: %s (name the ones to keep with --passthrough)\n", strings.Join(keepable, ", "))
 	}
 	if len(own) > 0 {
-		fmt.Fprintf(w, "manifest columns the format writes itself, from the structure (the output's %s are the format's; --passthrough cannot keep the manifest's)\n", strings.Join(own, ", "))
+		fmt.Fprintf(w, "manifest columns replaced by the format's own, computed from the structure: %s (--passthrough cannot keep them)\n", strings.Join(own, ", "))
 	}
 }
 
