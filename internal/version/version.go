@@ -92,13 +92,32 @@ func devel(rev string, modified bool) string {
 }
 
 // builtByGoRun reports whether this executable is one `go run` built: it
-// lives in the go command's temporary work folder (go-build*/.../exe/).
+// lives in the go command's temporary work folder (go-build*/bNNN/exe/) or,
+// since Go 1.24 caches the executables of `go run`, in the build cache
+// (GOCACHE/xx/HASH-d/).
 func builtByGoRun() bool {
 	exe, err := os.Executable()
 	if err != nil {
 		return false
 	}
-	return filepath.Base(filepath.Dir(exe)) == "exe" && strings.Contains(exe, string(filepath.Separator)+"go-build")
+	return isGoRunPath(exe)
+}
+
+func isGoRunPath(exe string) bool {
+	dir := filepath.Base(filepath.Dir(exe))
+	if dir == "exe" && strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return true
+	}
+	hash, ok := strings.CutSuffix(dir, "-d")
+	if !ok || len(hash) != 64 {
+		return false
+	}
+	for _, c := range hash {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }
 
 // fromSourceTree asks git for the commit checked out at dir and whether

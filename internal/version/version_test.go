@@ -75,3 +75,20 @@ func TestFromSourceTree(t *testing.T) {
 		t.Errorf("devel = %q, want %q", got, want)
 	}
 }
+
+func TestIsGoRunPath(t *testing.T) {
+	for _, tt := range []struct {
+		path string
+		want bool
+	}{
+		{"/tmp/go-build1785771704/b001/exe/foldcorpus", true},
+		{"/root/.cache/go-build/85/85c8e19d1b984929478763552733a1e260fa9e95bcea8608eed7923958c5a43e-d/foldcorpus", true},
+		{"/usr/local/bin/foldcorpus", false},
+		{"/home/u/exe/foldcorpus", false},
+		{"/x/85c8e19d1b98-d/foldcorpus", false},
+	} {
+		if got := isGoRunPath(tt.path); got != tt.want {
+			t.Errorf("isGoRunPath(%s) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
