@@ -41,6 +41,10 @@ type DuplicateError struct {
 
 const maxDupsShown = 5
 
+// rowBits is the bits of a packed place (findDuplicateIDs) that hold the
+// row: files of up to 2^40 rows, up to 2^24 files.
+const rowBits = 40
+
 func (e *DuplicateError) Error() string {
 	msg := fmt.Sprintf("%d entry_id(s) appear in more than one manifest row; the same document would be written twice, possibly into two splits:", e.Count)
 	for _, d := range e.Dups {
@@ -57,32 +61,40 @@ func (e *DuplicateError) Unwrap() []error { return []error{ErrDuplicateID, derro
 // findDuplicateIDs reads only the entry_id column of every file (its column
 // chunks, through manifest.ReadShard) and returns a *DuplicateError naming
 // both places of each duplicate id, or nil. Null ids are left to the shards
-// (which fail the row). It keeps 16 bytes per row (a 64-bit hash of the id
-// and its place); hash matches are confirmed by reading the earlier file's
-// ids again, so a hash collision is never reported. Read-only: safe to
-// retry; errors are the store's or manifest.ReadShard's.
+// (which fail the row). It keeps one map entry of 16 bytes per row (a
+// 64-bit hash of the id, and its file index and row packed into 64 bits:
+// about 20 bytes a row with the map's overhead, ~0.5 GB for 24M rows); hash
+// matches are confirmed by reading the earlier file's ids again, so a hash
+// collision is never reported. Read-only: safe to retry; errors are the
+// store's or manifest.ReadShard's.
 func findDuplicateIDs(ctx context.Context, store blob.Store, files []string) error {
+	if len(files) >= 1<<(64-rowBits) {
+		return derrors.Permanent(fmt.Errorf("%d manifest files: more than the duplicate check can index", len(files)))
+	}
 	seed := maphash.MakeSeed()
-	seen := map[uint64]IDPlace{}
+	seen := map[uint64]uint64{} // id hash -> file index << rowBits | row
 	type candidate struct {
 		id           string
 		first, again IDPlace
 	}
 	var cands []candidate
-	for _, uri := range files {
+	for fi, uri := range files {
 		err := manifest.ReadShard(ctx, store, uri, nil, []string{manifest.EntryIDColumn}, func(r *manifest.Rows) error {
+			if r.First+int64(len(r.Values)) >= 1<<rowBits {
+				return derrors.Permanent(fmt.Errorf("manifest %s: more rows than the duplicate check can index", uri))
+			}
 			for i, v := range r.Values {
 				id, ok := idString(v[0])
 				if !ok {
 					continue
 				}
-				here := IDPlace{uri, r.First + int64(i)}
+				row := r.First + int64(i)
 				h := maphash.String(seed, id)
 				if first, dup := seen[h]; dup {
-					cands = append(cands, candidate{id, first, here})
+					cands = append(cands, candidate{id, IDPlace{files[first>>rowBits], int64(first & (1<<rowBits - 1))}, IDPlace{uri, row}})
 					continue
 				}
-				seen[h] = here
+				seen[h] = uint64(fi)<<rowBits | uint64(row)
 			}
 			return nil
 		})
