@@ -64,7 +64,11 @@ type Options struct {
 	Latency      time.Duration // added to every Hub and CDN request
 	Fail5xxEvery int           // every Nth request (Hub and CDN together) answers 503
 	DropEvery    int           // every Nth range request drops the connection mid-body
-	Write        WriteOptions  // the write API (publish.go)
+	// NoLinkedSize leaves X-Linked-Size out of resolve answers, as mirrors
+	// and proxies that drop headers do (the size is then only in the tree
+	// listing).
+	NoLinkedSize bool
+	Write        WriteOptions // the write API (publish.go)
 }
 
 // Range is one range the CDN served.
@@ -431,7 +435,9 @@ func (s *Server) resolve(w http.ResponseWriter, rest string) {
 	w.Header().Set("Location", fmt.Sprintf("%s/%s/%s?Expires=%d&Signature=%s", s.CDN.URL, commit, escPath, expires, s.sign(commit, p, expires)))
 	w.Header().Set("X-Repo-Commit", commit)
 	w.Header().Set("X-Linked-Etag", `"`+sum+`"`)
-	w.Header().Set("X-Linked-Size", strconv.Itoa(len(files[i].Data)))
+	if !s.opts.NoLinkedSize {
+		w.Header().Set("X-Linked-Size", strconv.Itoa(len(files[i].Data)))
+	}
 	w.Header().Set("ETag", `"`+SHA256([]byte(p))[:40]+`"`)
 	w.WriteHeader(http.StatusFound)
 }
