@@ -22,13 +22,13 @@ import (
 // the reference's ValueErrors that its drivers catch and skip; the others
 // are its "skipping …" warnings.
 const (
-	FilterNoProtein    = "no_protein_residues"        // the analysis lists no residue
-	FilterMultiChain   = "multi_chain"                // more than one protein chain (max_chains=1)
-	FilterNoAtomsJoin  = "no_heavy_atoms_joined"      // no residue got an atom of the structure
-	FilterTooShort     = "too_short"                  // fewer than 2 residues
-	FilterTooLong      = "too_long"                   // more residues than position indices
-	FilterSequenceRoom = "sequence_exceeds_budget"    // frame + sequence section exceed the context
-	FilterCube         = "too_large_for_cube"         // the rotated span exceeds cube_size - 2*cube_margin
+	FilterNoProtein    = "no_protein_residues"     // the analysis lists no residue
+	FilterMultiChain   = "multi_chain"             // more than one protein chain (max_chains=1)
+	FilterNoAtomsJoin  = "no_heavy_atoms_joined"   // no residue got an atom of the structure
+	FilterTooShort     = "too_short"               // fewer than 2 residues
+	FilterTooLong      = "too_long"                // more residues than position indices
+	FilterSequenceRoom = "sequence_exceeds_budget" // frame + sequence section exceed the context
+	FilterCube         = "too_large_for_cube"      // the rotated span exceeds cube_size - 2*cube_margin
 )
 
 // vocabAtoms are the 37 atom names the formats' vocabulary has.

@@ -51,7 +51,6 @@ func (l Line) ID() string {
 // ValueError and IndexError).
 const ReadError = "read_error"
 
-
 var (
 	tooFew   = regexp.MustCompile(`^skipping .*: (\d+) residues outside \[2, \d+\]$`)
 	chains   = regexp.MustCompile(`: found \d+ protein chains \(.*\) but max_chains=1\. `)
