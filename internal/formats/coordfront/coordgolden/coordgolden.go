@@ -16,6 +16,8 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
+	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
@@ -210,4 +212,80 @@ func equalJSON(a, b any) bool {
 	ab, _ := json.Marshal(a)
 	bb, _ := json.Marshal(b)
 	return string(ab) == string(bb)
+}
+
+// Generated is one generator outcome as Check compares it.
+type Generated struct {
+	Filtered  string
+	SHA1      string
+	Text      string
+	NumTokens int
+	Metadata  map[string]any
+}
+
+// Check runs gen on every line of the golden file name whose outcome the
+// generator decides (all but the reader's errors, which must be errors of
+// mmcif.ReadFile, and the lines without an analysis record, which need
+// ConFind): each document must be byte-identical (sha1 and text) with
+// equal metadata, each filter the reference's. It returns the outcome
+// counts and fails unless every one of the golden file's documents was
+// compared.
+func Check(t *testing.T, name string, gen func(st *structure.Structure, a *contactsv1.Analysis, entryID string) Generated) map[string]int {
+	t.Helper()
+	dir := testcorpus.Dir(t)
+	lines := Load(t, name)
+	counts := map[string]int{}
+	golden := 0
+	for _, l := range lines {
+		want := l.Expected(t)
+		if want == "document" {
+			golden++
+		}
+		st, err := mmcif.ReadFile(filepath.Join(dir, l.File))
+		if want == ReadError {
+			switch {
+			case err == nil && len(st.Models) == 0 && l.ErrorType == "IndexError":
+				// gemmi throws in its metadata reading on a valid CIF
+				// without _atom_site; our reader reads 0 models
+				// (mmcif/doc.go), which ConFind analyses as no residues.
+				counts["read as 0 models (gemmi IndexError)"]++
+			case err == nil:
+				t.Errorf("%s: read, but gemmi fails on it (%s)", l.File, *l.Reason)
+			default:
+				counts[want]++
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", l.File, err)
+			continue
+		}
+		if l.Analysis == nil {
+			counts["needs ConFind: "+want]++
+			continue
+		}
+		g := gen(st, l.Analysis, l.ID())
+		if want != "document" {
+			if g.Filtered != want {
+				t.Errorf("%s: filtered %q, want %q (%s)", l.File, g.Filtered, want, *l.Reason)
+			}
+			counts[want]++
+			continue
+		}
+		if g.Filtered != "" {
+			t.Errorf("%s: filtered %q, want a document", l.File, g.Filtered)
+			continue
+		}
+		if g.SHA1 != l.SHA1 || g.Text != l.Document || g.NumTokens != l.NumTokens {
+			t.Errorf("%s: sha1 %s (%d tokens), golden %s (%d tokens)\n%s", l.File, g.SHA1, g.NumTokens, l.SHA1, l.NumTokens, FirstDiff(g.Text, l.Document))
+			continue
+		}
+		counts[want]++
+		CheckMetadata(t, l, g.Metadata)
+	}
+	t.Logf("%s, %d lines: %v", name, len(lines), counts)
+	if counts["document"] != golden || golden == 0 {
+		t.Errorf("%d of the golden file's %d documents are byte-identical", counts["document"], golden)
+	}
+	return counts
 }
