@@ -142,7 +142,7 @@ func (d *Document) Metadata() map[string]any {
 		"num_crops": d.NumCrops, "num_empty_crops": d.NumEmptyCrops,
 		"num_distinct_crop_boxes": d.NumDistinctCropBoxes, "crop_atoms_emitted": d.CropAtomsEmitted,
 		"max_box_visits": d.MaxBoxVisits,
-		"quat_w": d.Quat[0], "quat_x": d.Quat[1], "quat_y": d.Quat[2], "quat_z": d.Quat[3],
+		"quat_w":         d.Quat[0], "quat_x": d.Quat[1], "quat_y": d.Quat[2], "quat_z": d.Quat[3],
 		"trans_x": d.Trans[0], "trans_y": d.Trans[1], "trans_z": d.Trans[2], "truncated": d.Truncated,
 	}
 }
