@@ -24,7 +24,7 @@ func generated(st *structure.Structure, a *contactsv1.Analysis, id string, cfg C
 // reader goes here, and end to end through ConFind in the run test.
 func TestGolden(t *testing.T) {
 	cfg := DefaultConfig()
-	coordgolden.Check(t, "contacts-and-coordinates-v1.jsonl", func(st *structure.Structure, a *contactsv1.Analysis, id string) coordgolden.Generated {
+	coordgolden.Check(t, golden, func(st *structure.Structure, a *contactsv1.Analysis, id string) coordgolden.Generated {
 		return generated(st, a, id, cfg)
 	})
 }

@@ -19,7 +19,7 @@ func generated(st *structure.Structure, a *contactsv1.Analysis, id string, cfg C
 // TestGolden: as ccoordv1's, for contacts-and-crops-v1.
 func TestGolden(t *testing.T) {
 	cfg := DefaultConfig()
-	coordgolden.Check(t, "contacts-and-crops-v1.jsonl", func(st *structure.Structure, a *contactsv1.Analysis, id string) coordgolden.Generated {
+	coordgolden.Check(t, golden, func(st *structure.Structure, a *contactsv1.Analysis, id string) coordgolden.Generated {
 		return generated(st, a, id, cfg)
 	})
 }

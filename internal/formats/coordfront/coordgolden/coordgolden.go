@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -288,4 +289,27 @@ func Check(t *testing.T, name string, gen func(st *structure.Structure, a *conta
 		t.Errorf("%d of the golden file's %d documents are byte-identical", counts["document"], golden)
 	}
 	return counts
+}
+
+// OptionStrings returns the line's options as run options: JSON true/false as
+// "true"/"false", null as "none", numbers in Go's shortest form.
+func (l Line) OptionStrings(t testing.TB) map[string]string {
+	out := map[string]string{}
+	for k, raw := range l.Options {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatalf("%s: option %s: %v", l.File, k, err)
+		}
+		switch x := v.(type) {
+		case nil:
+			out[k] = "none"
+		case bool:
+			out[k] = strconv.FormatBool(x)
+		case float64:
+			out[k] = strconv.FormatFloat(x, 'g', -1, 64)
+		default:
+			t.Fatalf("%s: option %s = %v: unexpected type", l.File, k, v)
+		}
+	}
+	return out
 }
