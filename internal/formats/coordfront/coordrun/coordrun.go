@@ -1,0 +1,258 @@
+// Package coordrun drives the coordinate formats' golden files through
+// `foldcorpus run`'s driver (localrun: the planner and the shard worker the
+// cloud functions also use) for tests: a manifest of the corpus files, one
+// parquet per shard out, every row accounted for, every document checked
+// against the golden sha1, and DuckDB reading the output.
+package coordrun
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/corpus"
+	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
+	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordgolden"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/internal/localledger"
+	"github.com/foldcorpus/foldcorpus/internal/localrun"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/planner"
+)
+
+// Fingerprint identifies a structure by its block name and model 0's
+// atoms (names and coordinates), so that files sharing an entry id (two
+// model versions of one accession) are told apart.
+func Fingerprint(st *structure.Structure) string {
+	h := sha1.New()
+	h.Write([]byte(st.Name))
+	var b [8]byte
+	if len(st.Models) > 0 {
+		for _, c := range st.Models[0].Chains {
+			for _, r := range c.Residues {
+				for _, a := range r.Atoms {
+					h.Write([]byte(a.Name))
+					for _, v := range []float64{a.X, a.Y, a.Z} {
+						binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+						h.Write(b[:])
+					}
+				}
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Replay is an Analyzer that hands back each golden line's confind-mini
+// record, found by the structure's Fingerprint; a structure without a
+// record is an error.
+func Replay(t testing.TB, lines []coordgolden.Line) coordfront.Analyzer {
+	dir := testcorpus.Dir(t)
+	byPrint := map[string]*contactsv1.Analysis{}
+	for _, l := range lines {
+		if l.Analysis == nil {
+			continue
+		}
+		st, err := mmcif.ReadFile(filepath.Join(dir, l.File))
+		if err != nil {
+			t.Fatalf("%s: %v", l.File, err)
+		}
+		byPrint[Fingerprint(st)] = l.Analysis
+	}
+	return func(st *structure.Structure, name string) (*contactsv1.Analysis, error) {
+		if a, ok := byPrint[Fingerprint(st)]; ok {
+			return a, nil
+		}
+		return nil, fmt.Errorf("%s: no golden analysis record for this structure", name)
+	}
+}
+
+var manifestCols = []format.Column{
+	{Name: "entry_id", Type: format.String},
+	{Name: "gcs_uri", Type: format.String},
+	{Name: "split", Type: format.String},
+}
+
+// Run runs the golden lines through localrun with newFormat resolving
+// formatName with opts. With replay set, lines without an analysis record
+// are left out (only ConFind can analyze them). It checks that every
+// document row is byte-identical to the golden one (sha1 of the document
+// and the sha1 column), that the filtered rows are counted by the
+// reference's reason, that each file the reader rejects fails its own
+// shard naming its entry id, and that DuckDB reads the output. It returns
+// the number of documents checked.
+func Run(t *testing.T, formatName string, lines []coordgolden.Line, opts map[string]string, replay bool,
+	newFormat func(name string, opts map[string]string) (format.Format, error)) int {
+	t.Helper()
+	dir := testcorpus.Dir(t)
+	tmp := t.TempDir()
+	ctx := context.Background()
+	var rows [][]any
+	var want []string // "entry_id sha1"
+	wantFiltered := map[string]int64{}
+	errIDs := map[string]string{}
+	for k, l := range lines {
+		path := filepath.Join(dir, l.File)
+		id := l.ID()
+		if id == "" {
+			id = strings.TrimSuffix(filepath.Base(l.File), ".cif")
+		}
+		row := []any{id, "file://" + path, fmt.Sprintf("split-%d", k)}
+		exp := l.Expected(t)
+		if replay && l.Analysis == nil && exp != coordgolden.ReadError {
+			continue
+		}
+		switch exp {
+		case "document":
+			want = append(want, id+" "+l.SHA1)
+		case coordgolden.ReadError:
+			if st, err := mmcif.ReadFile(path); err == nil && len(st.Models) == 0 {
+				// gemmi's IndexError; we read 0 models (no protein residues)
+				if replay {
+					continue
+				}
+				wantFiltered[coordfront.FilterNoProtein]++
+				break
+			}
+			errIDs[id] = l.File
+			write(t, filepath.Join(tmp, "m", "err-"+id+".parquet"), [][]any{row}, 0)
+			continue
+		default:
+			wantFiltered[exp]++
+		}
+		rows = append(rows, row)
+	}
+	write(t, filepath.Join(tmp, "m", "docs.parquet"), rows, 5)
+	spec := planner.Spec{Manifest: filepath.Join(tmp, "m", "*.parquet"), Format: formatName, Options: opts,
+		Output: filepath.Join(tmp, "out"), RowGroupsPerShard: 2}
+	_, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 2, Parse: mmcif.ReadInto, NewFormat: newFormat})
+	if len(errIDs) > 0 && !errors.Is(err, localrun.ErrIncomplete) {
+		t.Fatalf("Run = %v, want ErrIncomplete (%d files the reader rejects)", err, len(errIDs))
+	}
+	if len(errIDs) == 0 && err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	checkLedger(t, filepath.Join(spec.Output, localledger.FileName), int64(len(rows)), int64(len(want)), wantFiltered, errIDs)
+
+	var got []string
+	outs, err := (localblob.Store{}).List(ctx, filepath.Join(spec.Output, "part-*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outs {
+		err := corpus.Read(ctx, localblob.Store{}, o, []string{"entry_id", "document", "sha1"}, func(r *manifest.Rows) error {
+			for _, v := range r.Values {
+				sum := sha1.Sum([]byte(v[1].(string)))
+				if s := hex.EncodeToString(sum[:]); s != v[2] {
+					t.Errorf("%v: sha1 column %v, document's sha1 %s", v[0], v[2], s)
+				}
+				got = append(got, fmt.Sprintf("%v %v", v[0], v[2]))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("documents (entry_id sha1) differ from the golden ones:\n got %v\nwant %v", got, want)
+	}
+	checkDuckDB(t, filepath.Join(spec.Output, "part-*.parquet"), len(want))
+	return len(want)
+}
+
+func write(t *testing.T, path string, rows [][]any, rowGroup int) {
+	t.Helper()
+	data, err := manifest.Encode(manifestCols, rows, rowGroup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := (localblob.Store{}).Create(context.Background(), path, data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkLedger(t *testing.T, path string, rowsIn, docs int64, wantFiltered map[string]int64, errIDs map[string]string) {
+	t.Helper()
+	_, shards, err := localledger.Snapshot(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotIn, gotDocs int64
+	filtered := map[string]int64{}
+	failed := map[string]bool{}
+	for _, run := range shards {
+		for _, s := range run {
+			switch s.Status {
+			case ledger.Done:
+				c := s.Counts
+				var f int64
+				for k, n := range c.Filtered {
+					filtered[k] += n
+					f += n
+				}
+				if c.RowsIn != c.DocsOut+f+c.Skipped {
+					t.Errorf("shard %d: rows_in %d != docs %d + filtered %d + skipped %d", s.Index, c.RowsIn, c.DocsOut, f, c.Skipped)
+				}
+				gotIn += c.RowsIn
+				gotDocs += c.DocsOut
+			case ledger.Failed:
+				if _, ok := errIDs[s.EntryID]; !ok || s.Error == "" {
+					t.Errorf("shard %d failed at %q (%s); the reference reads that file", s.Index, s.EntryID, s.Error)
+				}
+				failed[s.EntryID] = true
+			default:
+				t.Errorf("shard %d is %s after the run", s.Index, s.Status)
+			}
+		}
+	}
+	for id, file := range errIDs {
+		if !failed[id] {
+			t.Errorf("%s: gemmi fails on it, but its shard did not fail", file)
+		}
+	}
+	if gotIn != rowsIn || gotDocs != docs || fmt.Sprint(filtered) != fmt.Sprint(wantFiltered) {
+		t.Errorf("done shards: rows_in %d, docs %d, filtered %v; want %d, %d, %v", gotIn, gotDocs, filtered, rowsIn, docs, wantFiltered)
+	}
+}
+
+func checkDuckDB(t *testing.T, glob string, docs int) {
+	t.Helper()
+	cols := duckcheck.Query(t, fmt.Sprintf("DESCRIBE SELECT * FROM read_parquet('%s')", glob))
+	var schema []string
+	for _, c := range cols {
+		schema = append(schema, fmt.Sprintf("%v %v", c["column_name"], c["column_type"]))
+	}
+	for _, c := range []string{"entry_id VARCHAR", "document VARCHAR", "sha1 VARCHAR", "seq_len BIGINT",
+		"global_plddt DOUBLE", "quat_w DOUBLE", "trans_z DOUBLE", "truncated BOOLEAN", "num_tokens BIGINT", "split VARCHAR"} {
+		if !slices.Contains(schema, c) {
+			t.Errorf("DuckDB schema %v lacks %s", schema, c)
+		}
+	}
+	rows := duckcheck.Query(t, fmt.Sprintf(`SELECT count(*) AS n, sum(CASE WHEN sha1 = sha1(document) THEN 1 ELSE 0 END) AS ok,
+		sum(CASE WHEN num_tokens = len(string_split(document, ' ')) THEN 1 ELSE 0 END) AS tok FROM read_parquet('%s')`, glob))
+	if fmt.Sprint(rows[0]["n"]) != fmt.Sprint(docs) || fmt.Sprint(rows[0]["ok"]) != fmt.Sprint(docs) || fmt.Sprint(rows[0]["tok"]) != fmt.Sprint(docs) {
+		t.Errorf("DuckDB: %v, want %d rows, each with sha1 = sha1(document) and num_tokens its token count", rows, docs)
+	}
+}
