@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordgolden"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordrun"
+	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
