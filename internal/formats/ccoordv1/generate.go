@@ -9,6 +9,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
+	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
@@ -82,7 +83,23 @@ type Document struct {
 // the seed. It returns the document, or a designed-in filter reason.
 // Deterministic and safe for concurrent use.
 func Generate(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg Config) (*Document, string) {
-	f, filtered := coordfront.Build(st, a, entryID, cfg.Front)
+	return new(Generator).Generate(st, a, entryID, cfg)
+}
+
+// Generator is Generate with memory reused from one document to the next.
+// A Generator must not be used by two goroutines at once.
+type Generator struct {
+	front     coordfront.Scratch
+	events    []event
+	xs, us    []float64
+	draws     []coordfront.Draw
+	zs        []float64
+	mentioned []bool
+}
+
+// Generate is the package's Generate, reusing g's memory.
+func (g *Generator) Generate(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg Config) (*Document, string) {
+	f, filtered := g.front.Build(st, a, entryID, cfg.Front)
 	if filtered != "" {
 		return nil, filtered
 	}
@@ -91,10 +108,11 @@ func Generate(st *structure.Structure, a *contactsv1.Analysis, entryID string, c
 		NumContactsEligible: f.PoolSize, ContactsEmitted: len(f.Contacts), NumEligibleAtoms: len(f.Placed),
 		MaxDepth: cfg.MaxDepth, DepthCounts: make([]int, cfg.MaxDepth), Quat: f.Quat, Trans: f.Trans,
 		DuplicateKeys: f.Atoms.DuplicateKeys}
-	w := &coordfront.Writer{Buf: make([]byte, 0, 9*cfg.Front.ContextLength)}
+	w := &g.front.W
+	*w = coordfront.Writer{Buf: w.Buf[:0]}
 	f.WritePrefix(w, DocType, a.ResName)
 	budget := cfg.Front.ContextLength - f.FixedTokens() - coordfront.ContactStatement*len(f.Contacts)
-	writeCoordinates(f, cfg, budget, w, d)
+	g.writeCoordinates(f, cfg, budget, w, d)
 	w.Tok(coordfront.TokEnd)
 	d.NumTokens = w.Tokens
 	sum := sha1.Sum(w.Buf)
@@ -103,24 +121,46 @@ func Generate(st *structure.Structure, a *contactsv1.Analysis, entryID string, c
 	return d, ""
 }
 
+// event is one mention event: its atom, its depth and the pairs of
+// Gaussian draws its three noise values come from (pair index*2 + half).
+type event struct {
+	atom  int32
+	depth int8
+	noise [3]int32
+}
+
 // writeCoordinates is the mention-event loop: per event an atom
 // (randrange), a depth (none for the first event, else one random() against
 // the depth kernel), then, if the event fits, three Gaussians and the
 // event's tokens. The event that does not fit has had its atom and depth
 // drawn and ends the section.
-func writeCoordinates(f *coordfront.Front, cfg Config, budget int, w *coordfront.Writer, d *Document) {
+//
+// Which draws happen never depends on a Gaussian's value, so the loop only
+// takes the draws; the values are then computed in one batch with the
+// approximate log, sin and cos (pyrandom.GaussPairsApprox), and each one
+// whose rounding the approximation could change is recomputed exactly.
+func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int, w *coordfront.Writer, d *Document) {
 	m := len(f.Placed)
 	D := cfg.MaxDepth
 	var sigmas [4]float64
 	for k := range D {
 		sigmas[k] = binWidths[k] / cfg.NoiseDivisor
 	}
-	mentioned := make([]bool, m)
+	events, xs, us, draws := g.events[:0], g.xs[:0], g.us[:0], g.draws[:0]
+	defer func() { g.events, g.xs, g.us, g.draws = events, xs, us, draws }()
+	take := func() int32 {
+		dr := f.Normals.Next()
+		if !dr.Second {
+			xs, us = append(xs, dr.X), append(us, dr.U)
+		}
+		draws = append(draws, dr)
+		return int32(2*(len(xs)-1)) + b2i(dr.Second)
+	}
 	used := 0
 	for m > 0 && budget > 0 {
 		ai := f.Rand.RandBelow(m)
 		depth := D
-		if !(d.NumEvents == 0 && cfg.ForceFullPrecisionFirstEvent) {
+		if !(len(events) == 0 && cfg.ForceFullPrecisionFirstEvent) {
 			depth = sampleDepth(f, float64(used)/float64(budget), cfg)
 		}
 		cost := mentionHeader + depth
@@ -128,25 +168,67 @@ func writeCoordinates(f *coordfront.Front, cfg Config, budget int, w *coordfront
 			d.Truncated = true
 			break
 		}
-		p := f.Placed[ai]
-		s := sigmas[depth-1]
-		nx := p[0] + f.Normals.Gauss(s)
-		ny := p[1] + f.Normals.Gauss(s)
-		nz := p[2] + f.Normals.Gauss(s)
-		w.Tok(coordfront.PositionToken(f.Pos(int(f.Atoms.Res[ai]))))
-		w.Tok(coordfront.AtomToken(f.Atoms.Name[ai]))
-		dx, dy, dz := digits(nx, D), digits(ny, D), digits(nz, D)
-		for k := range depth {
-			w.Tok(coordfront.XYZToken(dx[k], dy[k], dz[k]))
+		e := event{atom: int32(ai), depth: int8(depth)}
+		for j := range 3 {
+			e.noise[j] = take()
 		}
+		events = append(events, e)
 		used += cost
-		d.DepthCounts[depth-1]++
-		if !mentioned[ai] {
-			mentioned[ai] = true
+	}
+	zs := grow(g.zs, 2*len(xs))
+	g.zs = zs
+	pyrandom.GaussPairsApprox(xs, us, zs)
+	mentioned := grow(g.mentioned, m)
+	g.mentioned = mentioned
+	clear(mentioned)
+	scale := coordScale[D]
+	// the approximation's error bound at each depth (placed values are
+	// within [0, 1000]), in units of the rounded value
+	var tols [4]float64
+	for k := range D {
+		tols[k] = scale * pyrandom.GaussApproxBound(1000, sigmas[k])
+	}
+	for k, e := range events {
+		p := f.Placed[e.atom]
+		s := sigmas[e.depth-1]
+		var n [3]int
+		for j := range 3 {
+			v := p[j] + float64(0.0+float64(zs[e.noise[j]]*s))
+			if !coordfront.RoundIsSafe(float64(min(maxCoord[D], max(0.0, v))*scale), tols[e.depth-1]) {
+				v = p[j] + float64(0.0+float64(draws[3*k+j].Exact()*s))
+			}
+			n[j] = int(math.RoundToEven(float64(min(maxCoord[D], max(0.0, v)) * scale)))
+		}
+		w.Sp(coordfront.PositionSp(f.Pos(int(f.Atoms.Res[e.atom]))))
+		w.Sp(f.Atoms.Sp[e.atom])
+		div := pow10[D-1]
+		for range e.depth {
+			w.Sp(coordfront.XYZSp(n[0]/div%10, n[1]/div%10, n[2]/div%10))
+			div /= 10
+		}
+		d.DepthCounts[e.depth-1]++
+		if !mentioned[e.atom] {
+			mentioned[e.atom] = true
 			d.NumDistinctAtomsMentioned++
 		}
-		d.NumEvents++
 	}
+	d.NumEvents = len(events)
+}
+
+var pow10 = [4]int{1, 10, 100, 1000}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // sampleDepth draws a depth from the coarse-to-fine kernel at budget
@@ -163,7 +245,13 @@ func sampleDepth(f *coordfront.Front, t float64, cfg Config) int {
 		c := float64(k) / float64(D-1)
 		ws[k] = max(0.0, 1.0-3.0*math.Abs(t-c)) + cfg.DepthKernelEpsilon
 	}
-	r := f.Rand.Random() * coordfront.Fsum(ws)
+	var total float64
+	if D == 3 {
+		total = coordfront.Fsum3(ws[0], ws[1], ws[2])
+	} else {
+		total = coordfront.Fsum(ws)
+	}
+	r := f.Rand.Random() * total
 	cum := 0.0
 	for k, wt := range ws {
 		cum += wt
@@ -184,20 +272,6 @@ var coordScale, maxCoord = func() ([5]float64, [5]float64) {
 	}
 	return scale, top
 }()
-
-// digits are the D decimal digits of a clamped coordinate, coarsest first.
-func digits(v float64, D int) [4]int {
-	c := min(maxCoord[D], max(0.0, v))
-	n := int(math.RoundToEven(float64(c * coordScale[D])))
-	var out [4]int
-	div := 1
-	for k := D - 1; k >= 0; k-- {
-		out[k] = (n / div) % 10
-		div *= 10
-	}
-	return out
-}
-
 // Metadata is the reference's metadata_row without the document, the
 // token count and the sha1: the golden files' metadata object.
 func (d *Document) Metadata() map[string]any {

@@ -46,6 +46,7 @@ var vocabAtoms = func() map[string]bool {
 type Atoms struct {
 	Res    []int32      // the residue (analysis index) of each atom
 	Name   []string     // its trimmed atom name, e.g. "CA"
+	Sp     []string     // its token with a leading space, e.g. " <CA>" (Writer.Sp)
 	Coord  [][3]float64 // its coordinates, as read
 	Joined int          // residues that got at least one atom
 	// DuplicateKeys counts polymer residues of the structure dropped because
@@ -67,6 +68,8 @@ func chainKey(name string) string {
 	return "_"
 }
 
+type span struct{ from, to int }
+
 // JoinAtoms walks model 0's polymer residues (chain.get_polymer after
 // setup_entities), keeps each residue's non-hydrogen atoms whose trimmed
 // name is in the vocabulary (the first of each name: the first altloc
@@ -74,29 +77,42 @@ func chainKey(name string) string {
 // (the first residue of a key wins), and gives every analysis residue the
 // atoms of its key, so that residues sharing a key share its atoms.
 func JoinAtoms(st *structure.Structure, a *contactsv1.Analysis) Atoms {
-	var out Atoms
-	type span struct{ from, to int }
-	byKey := map[resKey]span{}
-	var names []string
-	var coords [][3]float64
+	var s Scratch
+	s.joinAtoms(st, a)
+	return s.atoms
+}
+
+// joinAtoms is JoinAtoms into s's reused memory (s.atoms).
+func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
+	out := &s.atoms
+	*out = Atoms{Res: out.Res[:0], Name: out.Name[:0], Sp: out.Sp[:0], Coord: out.Coord[:0]}
+	if s.byKey == nil {
+		s.byKey = map[resKey]span{}
+	}
+	byKey := s.byKey
+	clear(byKey)
+	names, coords := s.names[:0], s.coords[:0]
 	if len(st.Models) > 0 {
-		seen := make(map[string]bool, 16)
 		for ci := range st.Models[0].Chains {
 			ch := &st.Models[0].Chains[ci]
 			key := chainKey(ch.Name)
 			for _, res := range ch.Polymer() {
-				clear(seen)
 				from := len(names)
+			atoms:
 				for k := range res.Atoms {
 					at := &res.Atoms[k]
 					if at.IsHydrogen() {
 						continue
 					}
 					n := strings.TrimSpace(at.Name)
-					if !vocabAtoms[n] || seen[n] {
+					if !vocabAtoms[n] {
 						continue
 					}
-					seen[n] = true
+					for _, seen := range names[from:] {
+						if seen == n {
+							continue atoms
+						}
+					}
 					names = append(names, n)
 					coords = append(coords, [3]float64{at.X, at.Y, at.Z})
 				}
@@ -113,6 +129,7 @@ func JoinAtoms(st *structure.Structure, a *contactsv1.Analysis) Atoms {
 			}
 		}
 	}
+	s.names, s.coords = names, coords
 	for r := range a.ResName {
 		sp, ok := byKey[resKey{chainKey(a.ResChain[r]), a.ResNum[r]}]
 		if !ok {
@@ -122,10 +139,10 @@ func JoinAtoms(st *structure.Structure, a *contactsv1.Analysis) Atoms {
 		for i := sp.from; i < sp.to; i++ {
 			out.Res = append(out.Res, int32(r))
 			out.Name = append(out.Name, names[i])
+			out.Sp = append(out.Sp, AtomSp(names[i]))
 			out.Coord = append(out.Coord, coords[i])
 		}
 	}
-	return out
 }
 
 // Check applies the analysis-side rules in the reference's order: no

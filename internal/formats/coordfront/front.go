@@ -61,6 +61,15 @@ type Front struct {
 	// (first, second) residue indices it is written with.
 	Contacts [][2]int32
 	ring     int
+	scratch  *Scratch
+}
+
+// grow returns s resized to n, reusing its memory when it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // Pos is residue k's ring index.
@@ -72,14 +81,37 @@ func Seed(entryID string) uint64 {
 	return uint64(binary.BigEndian.Uint32(sum[:4]))
 }
 
+// Scratch is the reusable memory of Build: a Front built into it, and
+// everything reachable from that Front, is valid until the next BuildInto
+// into the same Scratch. A Scratch must not be used by two goroutines at
+// once.
+type Scratch struct {
+	names  []string
+	coords [][3]float64
+	byKey  map[resKey]span
+	atoms  Atoms
+	front  Front
+	rand   *pyrandom.Rand
+	pool   []int32
+	sel    []int32
+	// W is a token writer whose buffer callers may reuse for the document.
+	W Writer
+}
+
 // Build runs the reference's analysis-side checks, the atom join, the
 // filters and the front half's draws, in the reference's order. It returns
 // the front half, or a designed-in filter reason.
 func Build(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg Config) (*Front, string) {
+	return new(Scratch).Build(st, a, entryID, cfg)
+}
+
+// Build is Build with s's memory (see Scratch).
+func (s *Scratch) Build(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg Config) (*Front, string) {
 	if r := Check(a); r != "" {
 		return nil, r
 	}
-	atoms := JoinAtoms(st, a)
+	s.joinAtoms(st, a)
+	atoms := s.atoms
 	if atoms.Joined == 0 {
 		return nil, FilterNoAtomsJoin
 	}
@@ -92,11 +124,18 @@ func Build(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg 
 	case FrameTokens+2*L+TerminusTokens > cfg.ContextLength:
 		return nil, FilterSequenceRoom
 	}
-	r := pyrandom.New(Seed(entryID))
-	f := &Front{Rand: r, Normals: Normals{R: r}, Atoms: atoms, L: L, ring: cfg.NumPositionIndices}
+	if s.rand == nil {
+		s.rand = pyrandom.New(Seed(entryID))
+	} else {
+		s.rand.Reseed(Seed(entryID))
+	}
+	r := s.rand
+	f := &s.front
+	*f = Front{Rand: r, Normals: Normals{R: r}, Atoms: atoms, L: L, ring: cfg.NumPositionIndices,
+		Order: f.Order, Placed: f.Placed, Contacts: f.Contacts[:0], scratch: s}
 	// (1) the ring start, (2) the sequence section's shuffle
 	f.Start = r.RandBelow(cfg.NumPositionIndices)
-	f.Order = make([]int32, L+2)
+	f.Order = grow(f.Order, L+2)
 	for i := range f.Order {
 		f.Order[i] = int32(i)
 	}
@@ -141,7 +180,7 @@ func (f *Front) place(cfg Config) bool {
 			{2 * (p(x, z) - p(y, w)), 2 * (p(y, z) + p(x, w)), 1 - 2*(p(x, x)+p(y, y))},
 		}
 	}
-	f.Placed = make([][3]float64, m)
+	f.Placed = grow(f.Placed, m)
 	lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
 	for i, c := range f.Atoms.Coord {
@@ -179,7 +218,8 @@ func (f *Front) place(cfg Config) bool {
 // drawn), the count, the sample from the eligible pool in record order,
 // its shuffle and each contact's orientation.
 func (f *Front) sampleContacts(a *contactsv1.Analysis, cfg Config) {
-	var pool []int32
+	pool := f.scratch.pool[:0]
+	defer func() { f.scratch.pool = pool }()
 	for k := range a.ContactI {
 		if a.ContactJ[k]-a.ContactI[k] >= int64(cfg.MinSeqSeparation) && a.Degree[k] >= cfg.MinContactDegree {
 			pool = append(pool, int32(k))
@@ -190,9 +230,10 @@ func (f *Front) sampleContacts(a *contactsv1.Analysis, cfg Config) {
 		return
 	}
 	n := f.Rand.RandInt(1, min(cfg.NContactsMax, len(pool)))
-	sel := pyrandom.SampleIndices(f.Rand, make([]int32, 0, n), len(pool), n)
+	sel := pyrandom.SampleIndices(f.Rand, f.scratch.sel[:0], len(pool), n)
+	f.scratch.sel = sel
 	pyrandom.Shuffle(f.Rand, sel)
-	f.Contacts = make([][2]int32, n)
+	f.Contacts = grow(f.Contacts, n)
 	for k, s := range sel {
 		c := pool[s]
 		i, j := int32(a.ContactI[c]), int32(a.ContactJ[c])

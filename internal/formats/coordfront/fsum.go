@@ -51,3 +51,24 @@ func Fsum(xs []float64) float64 {
 	}
 	return hi
 }
+
+// Fsum3 is Fsum of three values, without a slice: two-sums give the
+// exact sum as s + e1 + e2; when e1 + e2 is itself exact, one addition
+// rounds the exact sum correctly. Otherwise it falls back to Fsum.
+func Fsum3(a, b, c float64) float64 {
+	s, e1 := twoSum(a, b)
+	s2, e2 := twoSum(s, c)
+	e, e3 := twoSum(e1, e2)
+	if e3 == 0 {
+		return s2 + e
+	}
+	return Fsum([]float64{a, b, c})
+}
+
+// twoSum returns a + b rounded and its rounding error (Knuth).
+func twoSum(a, b float64) (s, e float64) {
+	s = a + b
+	bb := s - a
+	e = (a - (s - bb)) + (b - bb)
+	return s, e
+}

@@ -63,3 +63,17 @@ func (d Draw) Approx() float64 {
 func (n *Normals) Gauss(sigma float64) float64 {
 	return 0.0 + float64(n.Next().Exact()*sigma)
 }
+
+// RoundIsSafe reports whether rounding w half to even gives the same
+// integer for every value within tol of w: w is farther than tol (plus a
+// few ulps of w) from the nearest half-integer. Callers pass the value they
+// computed approximately and the bound on its error, and recompute it
+// exactly when this is false.
+func RoundIsSafe(w, tol float64) bool {
+	h := math.Floor(w) + 0.5
+	if a := math.Abs(w); a < 1<<20 {
+		return math.Abs(w-h) > tol+0x1p-30 // 4 ulps of 2^20
+	}
+	ulp := math.Nextafter(math.Abs(w)+1, math.Inf(1)) - (math.Abs(w) + 1)
+	return math.Abs(w-h) > tol+4*ulp
+}

@@ -23,6 +23,39 @@ var positionTokens = func() []string {
 	return t
 }()
 
+// spaced are the token tables with a leading space, for Writer.Sp.
+var (
+	positionSp = spaced(positionTokens)
+	xyzSp      = spaced(xyzTokens)
+)
+
+func spaced(ts []string) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = " " + t
+	}
+	return out
+}
+
+// PositionSp is " <p{i}>", for Writer.Sp.
+func PositionSp(i int) string {
+	if i >= 0 && i < len(positionSp) {
+		return positionSp[i]
+	}
+	return " " + PositionToken(i)
+}
+
+// XYZSp is " " + XYZToken(dx, dy, dz), for Writer.Sp.
+func XYZSp(dx, dy, dz int) string { return xyzSp[100*dx+10*dy+dz] }
+
+// AtomSp is " " + AtomToken(name), for Writer.Sp.
+func AtomSp(name string) string {
+	if t, ok := atomSp[name]; ok {
+		return t
+	}
+	return " " + AtomToken(name)
+}
+
 // PositionToken is "<p{i}>".
 func PositionToken(i int) string {
 	if i >= 0 && i < len(positionTokens) {
@@ -55,12 +88,14 @@ func AtomToken(name string) string {
 	return "<" + name + ">"
 }
 
-var atomTokens = func() map[string]string {
+var atomTokens, atomSp = func() (map[string]string, map[string]string) {
 	m := make(map[string]string, len(vocabAtoms))
+	sp := make(map[string]string, len(vocabAtoms))
 	for n := range vocabAtoms {
 		m[n] = "<" + n + ">"
+		sp[n] = " <" + n + ">"
 	}
-	return m
+	return m, sp
 }()
 
 // Writer appends space-separated tokens to a byte buffer and counts them.
@@ -75,5 +110,12 @@ func (w *Writer) Tok(t string) {
 		w.Buf = append(w.Buf, ' ')
 	}
 	w.Buf = append(w.Buf, t...)
+	w.Tokens++
+}
+
+// Sp appends one token given with its leading space (the ...Sp tables);
+// the writer must already hold a token.
+func (w *Writer) Sp(spacedTok string) {
+	w.Buf = append(w.Buf, spacedTok...)
 	w.Tokens++
 }

@@ -13,7 +13,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
@@ -312,4 +314,14 @@ func (l Line) OptionStrings(t testing.TB) map[string]string {
 		}
 	}
 	return out
+}
+
+// CPU is the process's CPU time so far (user + system), for benchmarks'
+// per-document CPU figures on a shared machine.
+func CPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
