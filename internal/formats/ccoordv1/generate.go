@@ -272,6 +272,7 @@ var coordScale, maxCoord = func() ([5]float64, [5]float64) {
 	}
 	return scale, top
 }()
+
 // Metadata is the reference's metadata_row without the document, the
 // token count and the sha1: the golden files' metadata object.
 func (d *Document) Metadata() map[string]any {

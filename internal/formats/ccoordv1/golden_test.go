@@ -8,8 +8,8 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
-func generated(st *structure.Structure, a *contactsv1.Analysis, id string, cfg Config) coordgolden.Generated {
-	d, filtered := Generate(st, a, id, cfg)
+func generated(g *Generator, st *structure.Structure, a *contactsv1.Analysis, id string, cfg Config) coordgolden.Generated {
+	d, filtered := g.Generate(st, a, id, cfg)
 	if d == nil {
 		return coordgolden.Generated{Filtered: filtered}
 	}
@@ -24,7 +24,8 @@ func generated(st *structure.Structure, a *contactsv1.Analysis, id string, cfg C
 // reader goes here, and end to end through ConFind in the run test.
 func TestGolden(t *testing.T) {
 	cfg := DefaultConfig()
+	g := new(Generator) // one for every line: reused memory must not leak state
 	coordgolden.Check(t, golden, func(st *structure.Structure, a *contactsv1.Analysis, id string) coordgolden.Generated {
-		return generated(st, a, id, cfg)
+		return generated(g, st, a, id, cfg)
 	})
 }

@@ -33,11 +33,12 @@ func BenchmarkGenerateAFDB(b *testing.B) {
 		ins = append(ins, in{st, l.Analysis, l.ID()})
 	}
 	cfg := DefaultConfig()
+	gen := new(Generator)
 	b.ResetTimer()
 	c0 := coordgolden.CPU()
 	for range b.N {
 		for _, x := range ins {
-			if d, f := Generate(x.st, x.a, x.id, cfg); d == nil {
+			if d, f := gen.Generate(x.st, x.a, x.id, cfg); d == nil {
 				b.Fatal(f)
 			}
 		}

@@ -13,6 +13,7 @@ package cropsv1
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
@@ -32,6 +33,7 @@ type Format struct {
 	Analyze coordfront.Analyzer
 	// Rotlib is the rotamer library folder the options named.
 	Rotlib string
+	gens   sync.Pool // *Generator
 }
 
 var _ format.Format = (*Format)(nil)
@@ -117,7 +119,12 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 	if err != nil {
 		return format.Result{}, err
 	}
-	d, filtered := Generate(in.Structure, a, id, f.cfg)
+	g, _ := f.gens.Get().(*Generator)
+	if g == nil {
+		g = new(Generator)
+	}
+	defer f.gens.Put(g)
+	d, filtered := g.Generate(in.Structure, a, id, f.cfg)
 	if d == nil {
 		return format.Result{Filtered: filtered}, nil
 	}

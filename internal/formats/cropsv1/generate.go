@@ -90,7 +90,27 @@ type Document struct {
 // the seed. It returns the document, or a designed-in filter reason.
 // Deterministic and safe for concurrent use.
 func Generate(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg Config) (*Document, string) {
-	f, filtered := coordfront.Build(st, a, entryID, cfg.Front)
+	return new(Generator).Generate(st, a, entryID, cfg)
+}
+
+// Generator is Generate with memory reused from one document to the next.
+// A Generator must not be used by two goroutines at once.
+type Generator struct {
+	front      coordfront.Scratch
+	pick       picker
+	trueCell   []int32
+	cellAtoms  map[int32][]int32
+	shown      map[int32]int
+	shownOrder []int32
+	frontier   []int32
+	included   []member
+	counts     []float64
+	nbs        [][3]int
+}
+
+// Generate is the package's Generate, reusing g's memory.
+func (g *Generator) Generate(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg Config) (*Document, string) {
+	f, filtered := g.front.Build(st, a, entryID, cfg.Front)
 	if filtered != "" {
 		return nil, filtered
 	}
@@ -98,11 +118,12 @@ func Generate(st *structure.Structure, a *contactsv1.Analysis, entryID string, c
 		NTermIndex: f.Pos(0), CTermIndex: f.Pos(f.L - 1), MinSeqSeparation: cfg.Front.MinSeqSeparation,
 		NumContactsEligible: f.PoolSize, ContactsEmitted: len(f.Contacts), NumEligibleAtoms: len(f.Placed),
 		Quat: f.Quat, Trans: f.Trans, DuplicateKeys: f.Atoms.DuplicateKeys}
-	w := &coordfront.Writer{Buf: make([]byte, 0, 9*cfg.Front.ContextLength)}
+	w := &g.front.W
+	*w = coordfront.Writer{Buf: w.Buf[:0]}
 	f.WritePrefix(w, DocType, a.ResName)
 	budget := max(0, cfg.Front.ContextLength-f.FixedTokens()-coordfront.ContactStatement*len(f.Contacts))
-	used := pass1(f, cfg, max(0, budget-cfg.FineReserve), w, d)
-	pass2(f, cfg, budget, used, w, d)
+	used := g.pass1(f, cfg, max(0, budget-cfg.FineReserve), w, d)
+	g.pass2(f, cfg, budget, used, w, d)
 	w.Tok(coordfront.TokEnd)
 	d.NumTokens = w.Tokens
 	sum := sha1.Sum(w.Buf)
@@ -123,8 +144,8 @@ func tenths(v float64) int {
 
 // boxTokens are the two tokens naming box (cx, cy, cz) exactly.
 func boxTokens(w *coordfront.Writer, b [3]int) {
-	w.Tok(coordfront.XYZToken(b[0]/10, b[1]/10, b[2]/10))
-	w.Tok(coordfront.XYZToken(b[0]%10, b[1]%10, b[2]%10))
+	w.Sp(coordfront.XYZSp(b[0]/10, b[1]/10, b[2]/10))
+	w.Sp(coordfront.XYZSp(b[0]%10, b[1]%10, b[2]%10))
 }
 
 // Metadata is the reference's metadata_row without the document, the

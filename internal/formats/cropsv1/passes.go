@@ -1,6 +1,7 @@
 package cropsv1
 
 import (
+	"math"
 	"slices"
 
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
@@ -11,29 +12,50 @@ import (
 // atom drawn with weight 1/(1 + draws of its residue so far) (one random()
 // against the sequential prefix sums), three Gaussians(Pass1Sigma), and the
 // noised point's box. It returns the tokens used.
-func pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfront.Writer, d *Document) int {
+func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfront.Writer, d *Document) int {
 	m := len(f.Placed)
 	if m == 0 {
 		return 0
 	}
-	pick := newPicker(f.Atoms.Res, f.L)
+	pick := &g.pick
+	pick.reset(f.Atoms.Res, f.L)
+	tol := noiseTol(cfg.Pass1Sigma)
 	used := 0
 	for used+pass1Mention <= cap1 {
 		idx := pick.draw(f.Rand)
 		p := f.Placed[idx]
 		var b [3]int
 		for j := range 3 {
-			b[j] = cell(p[j] + f.Normals.Gauss(cfg.Pass1Sigma))
+			b[j] = noisedTenths(p[j], cfg.Pass1Sigma, tol, f.Normals.Next()) / 100
 		}
 		res := int(f.Atoms.Res[idx])
-		w.Tok(coordfront.PositionToken(f.Pos(res)))
-		w.Tok(coordfront.AtomToken(f.Atoms.Name[idx]))
+		w.Sp(coordfront.PositionSp(f.Pos(res)))
+		w.Sp(f.Atoms.Sp[idx])
 		boxTokens(w, b)
 		used += pass1Mention
 		pick.count(res)
 		d.NumPass1Mentions++
 	}
 	return used
+}
+
+// noiseTol bounds, in tenths, the error of a noised value computed with
+// the approximate Gaussian (coordfront.Draw.Approx) for placed values
+// within [0, 1000].
+func noiseTol(sigma float64) float64 { return 10 * pyrandom.GaussApproxBound(1000, sigma) }
+
+// noisedTenths is round(clamp(p + gauss(0, sigma), 0, 999.9) * 10) for the
+// Gaussian of d: computed with the approximate value, and again with the
+// exact one when the approximation's error (tol, in tenths) could change
+// the rounding.
+func noisedTenths(p, sigma, tol float64, d coordfront.Draw) int {
+	v := p + float64(0.0+float64(d.Approx()*sigma))
+	x := float64(min(999.9, max(0.0, v)) * 10)
+	if !coordfront.RoundIsSafe(x, tol) {
+		v = p + float64(0.0+float64(d.Exact()*sigma))
+		x = float64(min(999.9, max(0.0, v)) * 10)
+	}
+	return int(math.RoundToEven(x))
 }
 
 // boxKey orders boxes as Python orders their (x, y, z) tuples.
@@ -63,30 +85,48 @@ func neighbors(dst [][3]int, b [3]int) [][3]int {
 }
 
 type member struct {
-	atom       int32
-	nx, ny, nz float64
+	atom int32
+	n    [3]int // the noised position in tenths
 }
+
+// maxNoise bounds |gauss(0, 1)|: u = 1 - random() >= 2^-53, so
+// sqrt(-2 log u) <= 8.58.
+const maxNoise = 8.6
 
 // pass2 writes the crops until a 3-token header no longer fits the budget,
 // or a crop overflows it (truncated).
-func pass2(f *coordfront.Front, cfg Config, budget, used int, w *coordfront.Writer, d *Document) {
+func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *coordfront.Writer, d *Document) {
 	m := len(f.Placed)
 	if m == 0 {
 		return
 	}
-	trueCell := make([]int32, m)
-	cellAtoms := map[int32][]int32{}
+	trueCell := grow(g.trueCell, m)
+	g.trueCell = trueCell
+	if g.cellAtoms == nil {
+		g.cellAtoms, g.shown = map[int32][]int32{}, map[int32]int{}
+	}
+	cellAtoms := g.cellAtoms
+	for k, v := range cellAtoms { // keep the lists' memory
+		cellAtoms[k] = v[:0]
+	}
 	for i, p := range f.Placed {
 		k := boxKey([3]int{cell(p[0]), cell(p[1]), cell(p[2])})
 		trueCell[i] = k
 		cellAtoms[k] = append(cellAtoms[k], int32(i))
 	}
-	var frontier []int32 // sorted
-	shown := map[int32]int{}
-	var shownOrder []int32 // first-shown order
-	var nbs [][3]int
-	var included []member
-	var counts []float64
+	for k, v := range cellAtoms {
+		if len(v) == 0 {
+			delete(cellAtoms, k) // only true cells are keys ("occupied")
+		}
+	}
+	frontier := g.frontier[:0] // sorted
+	shown := g.shown
+	clear(shown)
+	shownOrder := g.shownOrder[:0] // first-shown order
+	nbs, included, counts := g.nbs, g.included, g.counts
+	defer func() {
+		g.frontier, g.shownOrder, g.nbs, g.included, g.counts = frontier, shownOrder, nbs, included, counts
+	}()
 	r := f.Rand
 	for used+cropHeader <= budget {
 		coin := r.Random()
@@ -127,18 +167,36 @@ func pass2(f *coordfront.Front, cfg Config, budget, used int, w *coordfront.Writ
 
 		nbs = neighbors(nbs[:0], bb)
 		included = included[:0]
+		tol := noiseTol(sigma)
+		// the placed values from which a noised value can reach the box
+		var lo, hi [3]float64
+		for j := range 3 {
+			reach := maxNoise*sigma + 1e-6
+			lo[j], hi[j] = float64(10*bb[j])-0.05-reach, float64(10*bb[j])+9.95+reach
+			if bb[j] == 0 {
+				lo[j] = math.Inf(-1)
+			}
+			if bb[j] == grid-1 {
+				hi[j] = math.Inf(1)
+			}
+		}
 		consider := func(ai int32) {
 			p := f.Placed[ai]
-			nx := p[0] + f.Normals.Gauss(sigma)
-			ny := p[1] + f.Normals.Gauss(sigma)
-			nz := p[2] + f.Normals.Gauss(sigma)
-			if boxKey([3]int{cell(nx), cell(ny), cell(nz)}) != box {
-				return
+			ds := [3]coordfront.Draw{f.Normals.Next(), f.Normals.Next(), f.Normals.Next()}
+			var n [3]int
+			for j := range 3 {
+				if p[j] < lo[j] || p[j] > hi[j] {
+					return // no noise brings it into the box: its cell differs
+				}
+				n[j] = noisedTenths(p[j], sigma, tol, ds[j])
+				if n[j]/100 != bb[j] {
+					return
+				}
 			}
 			if r.Random() >= cfg.KeepProb {
 				return
 			}
-			included = append(included, member{ai, nx, ny, nz})
+			included = append(included, member{ai, n})
 		}
 		for _, ai := range cellAtoms[box] {
 			consider(ai)
@@ -156,11 +214,11 @@ func pass2(f *coordfront.Front, cfg Config, budget, used int, w *coordfront.Writ
 				truncated = true
 				break
 			}
-			tx, ty, tz := tenths(in.nx), tenths(in.ny), tenths(in.nz)
-			w.Tok(coordfront.PositionToken(f.Pos(int(f.Atoms.Res[in.atom]))))
-			w.Tok(coordfront.AtomToken(f.Atoms.Name[in.atom]))
-			w.Tok(coordfront.XYZToken(tx/10%10, ty/10%10, tz/10%10))
-			w.Tok(coordfront.XYZToken(tx%10, ty%10, tz%10))
+			n := in.n
+			w.Sp(coordfront.PositionSp(f.Pos(int(f.Atoms.Res[in.atom]))))
+			w.Sp(f.Atoms.Sp[in.atom])
+			w.Sp(coordfront.XYZSp(n[0]/10%10, n[1]/10%10, n[2]/10%10))
+			w.Sp(coordfront.XYZSp(n[0]%10, n[1]%10, n[2]%10))
 			used += cropAtom
 			emitted++
 		}
@@ -195,33 +253,9 @@ func pass2(f *coordfront.Front, cfg Config, budget, used int, w *coordfront.Writ
 	d.NumDistinctCropBoxes = len(shown)
 }
 
-// picker draws Pass 1's atoms: weight 1/(1 + k[res]) per atom, k the
-// residue's draws so far, with numpy's sequential cumsum and
-// searchsorted(side="right").
-type picker struct {
-	res []int32
-	k   []float64
-	cdf []float64
-}
-
-func newPicker(res []int32, L int) *picker {
-	return &picker{res: res, k: make([]float64, L), cdf: make([]float64, len(res))}
-}
-
-func (p *picker) draw(r *pyrandom.Rand) int {
-	c := 0.0
-	for i, res := range p.res {
-		c += 1.0 / (1.0 + p.k[res])
-		p.cdf[i] = c
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
 	}
-	x := r.Random() * c
-	i, _ := slices.BinarySearchFunc(p.cdf, x, func(e, t float64) int {
-		if e <= t {
-			return -1
-		}
-		return 1
-	})
-	return min(i, len(p.res)-1)
+	return s[:n]
 }
-
-func (p *picker) count(res int) { p.k[res] += 1.0 }
