@@ -8,13 +8,12 @@ package coordrun
 import (
 	"context"
 	"crypto/sha1"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -31,37 +30,12 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
-	"github.com/foldcorpus/foldcorpus/internal/structure"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 	"github.com/foldcorpus/foldcorpus/planner"
 )
 
-// Fingerprint identifies a structure by its block name and model 0's
-// atoms (names and coordinates), so that files sharing an entry id (two
-// model versions of one accession) are told apart.
-func Fingerprint(st *structure.Structure) string {
-	h := sha1.New()
-	h.Write([]byte(st.Name))
-	var b [8]byte
-	if len(st.Models) > 0 {
-		for _, c := range st.Models[0].Chains {
-			for _, r := range c.Residues {
-				for _, a := range r.Atoms {
-					h.Write([]byte(a.Name))
-					for _, v := range []float64{a.X, a.Y, a.Z} {
-						binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-						h.Write(b[:])
-					}
-				}
-			}
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// Replay is an Analyzer that hands back each golden line's confind-mini
-// record, found by the structure's Fingerprint; a structure without a
-// record is an error.
+// Replay is coordfront.Replay over the golden lines' confind-mini
+// records.
 func Replay(t testing.TB, lines []coordgolden.Line) coordfront.Analyzer {
 	dir := testcorpus.Dir(t)
 	byPrint := map[string]*contactsv1.Analysis{}
@@ -73,14 +47,13 @@ func Replay(t testing.TB, lines []coordgolden.Line) coordfront.Analyzer {
 		if err != nil {
 			t.Fatalf("%s: %v", l.File, err)
 		}
-		byPrint[Fingerprint(st)] = l.Analysis
-	}
-	return func(st *structure.Structure, name string) (*contactsv1.Analysis, error) {
-		if a, ok := byPrint[Fingerprint(st)]; ok {
-			return a, nil
+		fp := coordfront.Fingerprint(st)
+		if prev, dup := byPrint[fp]; dup && !reflect.DeepEqual(prev, l.Analysis) {
+			t.Fatalf("%s: another golden file has the fingerprint %s and another record", l.File, fp)
 		}
-		return nil, fmt.Errorf("%s: no golden analysis record for this structure", name)
+		byPrint[fp] = l.Analysis
 	}
+	return coordfront.Replay(byPrint)
 }
 
 var manifestCols = []format.Column{
