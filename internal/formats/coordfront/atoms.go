@@ -31,15 +31,28 @@ const (
 	FilterCube         = "too_large_for_cube"      // the rotated span exceeds cube_size - 2*cube_margin
 )
 
-// vocabAtoms are the 37 atom names the formats' vocabulary has.
+// vocabNames are the 37 atom names the formats' vocabulary has.
+const vocabNames = "C CA CB CD CD1 CD2 CE CE1 CE2 CE3 CG CG1 CG2 CH2 CZ CZ2 CZ3 " +
+	"N ND1 ND2 NE NE1 NE2 NH1 NH2 NZ O OD1 OD2 OE1 OE2 OG OG1 OH SD SG OXT"
+
 var vocabAtoms = func() map[string]bool {
 	m := map[string]bool{}
-	for _, n := range strings.Fields("C CA CB CD CD1 CD2 CE CE1 CE2 CE3 CG CG1 CG2 CH2 CZ CZ2 CZ3 " +
-		"N ND1 ND2 NE NE1 NE2 NH1 NH2 NZ O OD1 OD2 OE1 OE2 OG OG1 OH SD SG OXT") {
+	for _, n := range strings.Fields(vocabNames) {
 		m[n] = true
 	}
 	return m
 }()
+
+// inVocab is vocabAtoms[n] without hashing (a string switch).
+func inVocab(n string) bool {
+	switch n {
+	case "C", "CA", "CB", "CD", "CD1", "CD2", "CE", "CE1", "CE2", "CE3", "CG", "CG1", "CG2", "CH2", "CZ", "CZ2", "CZ3",
+		"N", "ND1", "ND2", "NE", "NE1", "NE2", "NH1", "NH2", "NZ", "O", "OD1", "OD2", "OE1", "OE2", "OG", "OG1", "OH",
+		"SD", "SG", "OXT":
+		return true
+	}
+	return false
+}
 
 // Atoms are a document's eligible atoms: residue sequence order, then walk
 // order within each residue.
@@ -54,9 +67,22 @@ type Atoms struct {
 	DuplicateKeys int
 }
 
+// resKey is (chain, author number): the chain as its index in the
+// Scratch's chain list.
 type resKey struct {
-	chain string
+	chain int32
 	num   int64
+}
+
+// chainID returns the index of chain key c in s.chains, adding it.
+func (s *Scratch) chainID(c string) int32 {
+	for i, k := range s.chains {
+		if k == c {
+			return int32(i)
+		}
+	}
+	s.chains = append(s.chains, c)
+	return int32(len(s.chains) - 1)
 }
 
 // chainKey spells a chain id as the reference's join does: trimmed, "_"
@@ -92,10 +118,11 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 	byKey := s.byKey
 	clear(byKey)
 	names, coords := s.names[:0], s.coords[:0]
+	s.chains = s.chains[:0]
 	if len(st.Models) > 0 {
 		for ci := range st.Models[0].Chains {
 			ch := &st.Models[0].Chains[ci]
-			key := chainKey(ch.Name)
+			key := s.chainID(chainKey(ch.Name))
 			for _, res := range ch.Polymer() {
 				from := len(names)
 			atoms:
@@ -104,8 +131,11 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 					if at.IsHydrogen() {
 						continue
 					}
-					n := strings.TrimSpace(at.Name)
-					if !vocabAtoms[n] {
+					n := at.Name
+					if len(n) == 0 || n[0] == ' ' || n[len(n)-1] == ' ' {
+						n = strings.TrimSpace(n)
+					}
+					if !inVocab(n) {
 						continue
 					}
 					for _, seen := range names[from:] {
@@ -130,8 +160,12 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 		}
 	}
 	s.names, s.coords = names, coords
+	last, lastID := "", int32(-1)
 	for r := range a.ResName {
-		sp, ok := byKey[resKey{chainKey(a.ResChain[r]), a.ResNum[r]}]
+		if c := a.ResChain[r]; c != last || lastID < 0 {
+			last, lastID = c, s.chainID(chainKey(c))
+		}
+		sp, ok := byKey[resKey{lastID, a.ResNum[r]}]
 		if !ok {
 			continue
 		}

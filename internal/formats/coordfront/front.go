@@ -89,6 +89,7 @@ type Scratch struct {
 	names  []string
 	coords [][3]float64
 	byKey  map[resKey]span
+	chains []string
 	atoms  Atoms
 	front  Front
 	rand   *pyrandom.Rand

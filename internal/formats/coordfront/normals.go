@@ -59,6 +59,24 @@ func (d Draw) Approx() float64 {
 	return math.Cos(d.X) * g
 }
 
+// ApproxCache is Approx remembering the last pair's sqrt(-2 log u), so
+// that the two values of a pair cost one log.
+type ApproxCache struct {
+	u, g float64
+	ok   bool
+}
+
+// Approx is d.Approx() with c's memo.
+func (c *ApproxCache) Approx(d Draw) float64 {
+	if !c.ok || c.u != d.U {
+		c.u, c.g, c.ok = d.U, math.Sqrt(-2.0*math.Log(d.U)), true
+	}
+	if d.Second {
+		return math.Sin(d.X) * c.g
+	}
+	return math.Cos(d.X) * c.g
+}
+
 // Gauss is gauss(0.0, sigma): the next value, computed exactly.
 func (n *Normals) Gauss(sigma float64) float64 {
 	return 0.0 + float64(n.Next().Exact()*sigma)

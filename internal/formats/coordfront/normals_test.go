@@ -36,3 +36,17 @@ func TestNormalsIsGauss(t *testing.T) {
 	}
 	t.Logf("largest |Approx - Exact| over 250000 values: %g", worst)
 }
+
+// TestInVocab: the switch lists exactly the vocabulary's atom names.
+func TestInVocab(t *testing.T) {
+	for n := range vocabAtoms {
+		if !inVocab(n) {
+			t.Errorf("inVocab(%q) = false", n)
+		}
+	}
+	for _, n := range []string{"", "H", "CA ", "OT1", "SE", "HA", "C1'", "P", "OXT1"} {
+		if inVocab(n) {
+			t.Errorf("inVocab(%q) = true", n)
+		}
+	}
+}

@@ -19,27 +19,33 @@ import (
 func Fingerprint(st *structure.Structure) string {
 	h := sha1.New()
 	h.Write([]byte(st.Name))
-	var atoms []*structure.Atom
+	var chains []structure.Chain
 	if len(st.Models) > 0 {
-		for ci := range st.Models[0].Chains {
-			c := &st.Models[0].Chains[ci]
-			for ri := range c.Residues {
-				for ai := range c.Residues[ri].Atoms {
-					atoms = append(atoms, &c.Residues[ri].Atoms[ai])
-				}
-			}
+		chains = st.Models[0].Chains
+	}
+	n := 0
+	for ci := range chains {
+		for ri := range chains[ci].Residues {
+			n += len(chains[ci].Residues[ri].Atoms)
 		}
 	}
 	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(len(atoms)))
+	binary.LittleEndian.PutUint64(b[:], uint64(n))
 	h.Write(b[:])
-	step := max(1, len(atoms)/64)
-	for i := 0; i < len(atoms); i += step {
-		a := atoms[i]
-		h.Write([]byte(a.Name))
-		for _, v := range []float64{a.X, a.Y, a.Z} {
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-			h.Write(b[:])
+	step, i := max(1, n/64), 0
+	for ci := range chains {
+		for ri := range chains[ci].Residues {
+			for ai := range chains[ci].Residues[ri].Atoms {
+				if i%step == 0 {
+					a := &chains[ci].Residues[ri].Atoms[ai]
+					h.Write([]byte(a.Name))
+					for _, v := range []float64{a.X, a.Y, a.Z} {
+						binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+						h.Write(b[:])
+					}
+				}
+				i++
+			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -106,6 +106,7 @@ type Generator struct {
 	included   []member
 	counts     []float64
 	nbs        [][3]int
+	approx     coordfront.ApproxCache
 }
 
 // Generate is the package's Generate, reusing g's memory.

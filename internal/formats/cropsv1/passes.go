@@ -26,7 +26,7 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfro
 		p := f.Placed[idx]
 		var b [3]int
 		for j := range 3 {
-			b[j] = noisedTenths(p[j], cfg.Pass1Sigma, tol, f.Normals.Next()) / 100
+			b[j] = noisedTenths(p[j], cfg.Pass1Sigma, tol, f.Normals.Next(), &g.approx) / 100
 		}
 		res := int(f.Atoms.Res[idx])
 		w.Sp(coordfront.PositionSp(f.Pos(res)))
@@ -48,8 +48,8 @@ func noiseTol(sigma float64) float64 { return 10 * pyrandom.GaussApproxBound(100
 // Gaussian of d: computed with the approximate value, and again with the
 // exact one when the approximation's error (tol, in tenths) could change
 // the rounding.
-func noisedTenths(p, sigma, tol float64, d coordfront.Draw) int {
-	v := p + float64(0.0+float64(d.Approx()*sigma))
+func noisedTenths(p, sigma, tol float64, d coordfront.Draw, c *coordfront.ApproxCache) int {
+	v := p + float64(0.0+float64(c.Approx(d)*sigma))
 	x := float64(min(999.9, max(0.0, v)) * 10)
 	if !coordfront.RoundIsSafe(x, tol) {
 		v = p + float64(0.0+float64(d.Exact()*sigma))
@@ -188,7 +188,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				if p[j] < lo[j] || p[j] > hi[j] {
 					return // no noise brings it into the box: its cell differs
 				}
-				n[j] = noisedTenths(p[j], sigma, tol, ds[j])
+				n[j] = noisedTenths(p[j], sigma, tol, ds[j], &g.approx)
 				if n[j]/100 != bb[j] {
 					return
 				}
