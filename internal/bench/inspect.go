@@ -36,7 +36,7 @@ func Inspect(ctx context.Context, args []string) error {
 	reps := fs.Int("reps", 3, "runs of each side (medians are reported)")
 	python := fs.String("python", "/usr/bin/python3", "Python with gemmi")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: foldcorpus bench inspect [flags] DIR   (e.g. ../shared/corpus/afdb)")
+		fmt.Fprintln(os.Stderr, "usage: foldcorpus-bench inspect [flags] DIR   (e.g. ../shared/corpus/afdb)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -59,7 +59,7 @@ func Inspect(ctx context.Context, args []string) error {
 	for i := range *files {
 		argv = append(argv, paths[i%len(paths)])
 	}
-	self, err := os.Executable()
+	self, err := CLI(ctx)
 	if err != nil {
 		return err
 	}

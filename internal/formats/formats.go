@@ -11,13 +11,14 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
 )
 
 // constructors builds each format from the run's options (string knobs; an
 // absent knob takes the reference default). One line per format.
 var constructors = map[string]func(opts map[string]string) (format.Format, error){
-	contactsv1.Name: contactsv1.New,
+	contactsv1.Name: fromstructure.New, // contactsv1.New without rotlib=
 	cadv2.Name:      cadv2.NewFromOptions,
 	bio2token.Name:  bio2token.NewFromOptions,
 	ccoordv1.Name:   ccoordv1.NewFromOptions,

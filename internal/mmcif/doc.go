@@ -1,6 +1,54 @@
-// Package mmcif reads mmCIF coordinate files (plain or gzip, detected by
-// magic bytes) into a structure.Structure the way gemmi 0.5.7's
-// read_structure does, in pure Go and without per-atom allocations.
+// Package mmcif reads mmCIF and PDB-format coordinate files (plain or
+// gzip, detected by magic bytes; the format detected by content, not by
+// name) into a structure.Structure the way gemmi 0.5.7's read_structure
+// does, in pure Go and without per-atom allocations.
+//
+// # Format
+//
+// After gunzip, blank and '#' lines are skipped (gemmi's
+// coor_format_from_content): a first token "data_..." (or any CIF syntax:
+// a tag, loop_, global_, save_), or nothing at all, is mmCIF; otherwise the
+// input is PDB format when some line starts with a PDB record name (ATOM,
+// HETATM, HEADER, REMARK, MODEL, END, ...). Anything else (mmJSON, FASTA,
+// an HTML page, binary) is one ErrUnknownFormat error; gemmi would read
+// such text as an empty PDB file.
+//
+// # PDB format, as gemmi 0.5.7 reads it (pdb.go, pdbfield.go, pdbentity.go)
+//
+//   - Fixed columns as gemmi's pdb_impl reads them: at most 120 bytes of a
+//     line; chain columns 21-22, residue name 18-20, number 23-26 (hybrid-36
+//     above 9999; blank: no number), insertion code 27, segment 73-76 (part
+//     of the residue's identity), atom name 13-16, altloc 17, coordinates
+//     31-54, occupancy 55-60 (1 when the line is shorter), B 61-66 (20),
+//     element 77-78 or, without a letter there, from the atom name. Numbers
+//     are the longest numeric prefix of the field, correctly rounded, 0 when
+//     there is none; record names are compared without case.
+//   - Models: MODEL numbers, or 1, 2, ... for atoms outside MODEL records
+//     (ENDMDL without MODEL separates them); a repeated MODEL number, MODEL
+//     inside a model, and atoms after ENDMDL that would reuse a model number
+//     are errors, as in gemmi. END stops the reading. A file without atoms
+//     has one empty model.
+//   - Chain parts start whenever the chain name changes; residues within a
+//     part by (number, insertion code without case, segment, name), an atom
+//     of a residue seen earlier in the part joining it. Parts of one name in
+//     a model are merged in order (merge_chain_parts).
+//   - TER makes every residue of its chain part a polymer residue; residues
+//     after it in the part, and in later parts of that chain, are water or
+//     non-polymer. A chain with any residue still untyped gets gemmi's
+//     add_entity_types: check_polymer_type (tabulated amino acids or
+//     nucleotides, or untabulated ones with a CA or P, more than half of the
+//     chain's residues) and is_polymer_residue (a standard residue written
+//     as HETATM is not) make the leading run of polymer residues Polymer,
+//     the rest Water or NonPolymer. Subchains are then named as
+//     setup_entities names them: chain name + "poly", + seq id, + "wat".
+//     SEQRES does not change the residues.
+//   - Errors, as gemmi's (each names the line): an ATOM/HETATM line shorter
+//     than 55 bytes, ANISOU not after an atom or repeated, a charge that is
+//     neither "2+" nor "+2" form, data_ or mmJSON text before any atom. A NUL
+//     byte is an error too (gemmi's C strings would cut the line there).
+//   - Read and ReadInto give a PDB structure no name (Structure.Name ""),
+//     ReadFile and ReadFrom the name gemmi gives it from the path (PDBName).
+//     Residue.LabelSeq and EntityID are 0 and "": the format has neither.
 //
 // # Syntax
 //

@@ -57,7 +57,8 @@ func ReadInto(st *structure.Structure, data []byte) error {
 
 // Info is what ReadInfo reports besides the structure.
 type Info struct {
-	Blocks int // number of data blocks in the file
+	Blocks int  // number of data blocks in the file (0 for PDB format)
+	PDB    bool // the file is PDB format
 }
 
 // ReadInfo is Read that also reports document facts (the block count).
@@ -89,6 +90,15 @@ func readInto(st *structure.Structure, data []byte, noFast bool) (info Info, err
 		if err != nil {
 			return info, derrors.Permanent(fmt.Errorf("gzip: %w", err))
 		}
+	}
+	switch detectFormat(data) {
+	case formatPDB:
+		info.PDB = true
+		return info, derrors.Permanent(readPDB(st, data, arr))
+	case formatJSON:
+		return info, derrors.Permanent(fmt.Errorf("%w: mmJSON is not read", ErrUnknownFormat))
+	case formatUnknown:
+		return info, derrors.Permanent(fmt.Errorf("%w: no data_ block first and no PDB record (ATOM, HETATM, HEADER, ...) at a line start", ErrUnknownFormat))
 	}
 	b := getBuilder(data)
 	defer b.release()
@@ -135,22 +145,38 @@ func gunzip(data []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ReadFile reads and parses the file at path; errors name the path.
+// ReadFile reads and parses the file at path (mmCIF or PDB format, plain
+// or gzip, detected by content, whatever its name); errors name the path.
+// A PDB-format file is named as gemmi names it (PDBName). It reads the
+// file once, holds nothing open on return, and is safe for concurrent use.
 func ReadFile(path string) (st *structure.Structure, err error) {
 	defer derrors.Wrap(&err, "%s", path)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Read(data)
+	return readNamed(data, path)
 }
 
-// ReadFrom reads all of r and parses it; name is used in errors.
+// ReadFrom reads all of r and parses it as ReadFile does; name is used in
+// errors and as the path of a PDB-format file's name.
 func ReadFrom(r io.Reader, name string) (st *structure.Structure, err error) {
 	defer derrors.Wrap(&err, "%s", name)
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
-	return Read(data)
+	return readNamed(data, name)
+}
+
+func readNamed(data []byte, path string) (*structure.Structure, error) {
+	st := new(structure.Structure)
+	info, err := readInto(st, data, false)
+	if err != nil {
+		return nil, err
+	}
+	if info.PDB {
+		st.Name = PDBName(path)
+	}
+	return st, nil
 }

@@ -50,7 +50,8 @@ func TestBadInputsGiveErrors(t *testing.T) {
 	}{
 		{"empty", "", "no data_ block"},
 		{"only comments", "# nothing\n#\n", "no data_ block"},
-		{"binary", "\x00\x01\x02\xff\xfe data", "not allowed"},
+		{"binary", "\x00\x01\x02\xff\xfe data", "neither mmCIF nor PDB format"},
+		{"binary after data_", "data_x\n\x01\x02", "not allowed"},
 		{"truncated loop", tiny[:len(tiny)-20], "wrong number of values"},
 		{"unbalanced single quote", "data_x\n_a.b 'abc\n", "unterminated quoted"},
 		{"unbalanced double quote", "data_x\n_a.b \"abc def\n_a.c 1\n", "unterminated quoted"},
@@ -187,6 +188,8 @@ func TestEdgeFilesNoPanic(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(tiny))
 	f.Add([]byte("data_x\n_a.b 'q'\nloop_\n_c.d\n;t\n;\n"))
+	f.Add([]byte("MODEL        1\nATOM      1  CA  ALA A   1      11.104   6.134  -6.504  1.00 90.00           C\n" +
+		"TER\nHETATM    2  O   HOH A   2       1.000   2.000   3.000  1.00 20.00           O\nENDMDL\nEND\n"))
 	// Seed with the small corpus files when the corpus is present (the
 	// inline seeds above keep the target useful without it).
 	for _, cat := range []string{"edge", "afdb", "pdb"} {

@@ -117,9 +117,9 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 	if id == "" && in.Structure != nil {
 		id = coordfront.EntryID(in.Structure.Name)
 	}
-	a, err := coordfront.Analyze(f.Analyze, Name, in.Structure, id)
-	if err != nil {
-		return format.Result{}, err
+	a, filtered, err := coordfront.Analyze(f.Analyze, Name, in.Structure, id)
+	if err != nil || filtered != "" {
+		return format.Result{Filtered: filtered}, err
 	}
 	g, _ := f.gens.Get().(*Generator)
 	if g == nil {

@@ -292,7 +292,7 @@ func (d *Document) Metadata() map[string]any {
 }
 
 func floatOrNil(p *float64) any {
-	if p == nil {
+	if p == nil || math.IsNaN(*p) {
 		return nil
 	}
 	return *p

@@ -31,3 +31,18 @@ func TestRunReplay(t *testing.T) {
 		t.Errorf("%d documents checked, want 57", n)
 	}
 }
+
+// TestRunConFind is the end-to-end run: every golden file through the
+// driver of `foldcorpus run` with the registry's format, the contact
+// degrees computed in the shard by ConFind with the mini rotamer library
+// (rotlib=golden/confind-mini-rotlib): every document byte-identical, the
+// reference's skips and caught analysis errors (too long, more than one
+// chain, no protein residues) counted by reason, the files gemmi rejects
+// failing their shards, DuckDB reading the output.
+func TestRunConFind(t *testing.T) {
+	lines := coordgolden.Load(t, "contacts-and-coordinates-v1.jsonl")
+	opts := map[string]string{"rotlib": filepath.Join(testcorpus.Dir(t), "golden", "confind-mini-rotlib")}
+	if n := coordrun.Run(t, ccoordv1.Name, lines, opts, false, nil); n != 57 {
+		t.Errorf("%d documents checked, want 57", n)
+	}
+}

@@ -31,29 +31,34 @@ func EntryID(blockName string) string {
 	return blockName
 }
 
-// Analyze runs an on st and validates what it returns. Errors wrap
-// derrors.ErrPermanent unless an's error is transient, and name
-// the format and the entry.
-func Analyze(an Analyzer, format string, st *structure.Structure, entryID string) (*contactsv1.Analysis, error) {
+// Analyze runs an on st and validates what it returns. The analysis
+// errors the reference's drivers catch and skip (no protein residues, more
+// than one protein chain) are returned as a filter reason; any other error
+// wraps derrors.ErrPermanent unless an's error is transient, and names the
+// format and the entry.
+func Analyze(an Analyzer, format string, st *structure.Structure, entryID string) (*contactsv1.Analysis, string, error) {
 	if st == nil {
-		return nil, derrors.Permanent(fmt.Errorf("%s(%s): no structure", format, entryID))
+		return nil, "", derrors.Permanent(fmt.Errorf("%s(%s): no structure", format, entryID))
 	}
 	if an == nil {
-		return nil, derrors.Permanent(fmt.Errorf("%s(%s): no analyzer (the format needs ConFind's analysis: option %s)", format, entryID, KeyRotlib))
+		return nil, "", derrors.Permanent(fmt.Errorf("%s(%s): no analyzer (the format needs ConFind's analysis: option %s)", format, entryID, KeyRotlib))
 	}
 	a, err := an(st, entryID)
 	if err != nil {
+		if r := analysisFilter(err); r != "" {
+			return nil, r, nil
+		}
 		err = fmt.Errorf("%s(%s): analysis: %w", format, entryID, err)
 		if !errors.Is(err, derrors.ErrTransient) {
 			err = derrors.Permanent(err)
 		}
-		return nil, err
+		return nil, "", err
 	}
 	if a == nil {
-		return nil, derrors.Permanent(fmt.Errorf("%s(%s): the analysis returned no record", format, entryID))
+		return nil, "", derrors.Permanent(fmt.Errorf("%s(%s): the analysis returned no record", format, entryID))
 	}
 	if err := a.Validate(); err != nil {
-		return nil, fmt.Errorf("%s(%s): %w", format, entryID, err)
+		return nil, "", fmt.Errorf("%s(%s): %w", format, entryID, err)
 	}
-	return a, nil
+	return a, "", nil
 }

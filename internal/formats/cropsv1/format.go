@@ -13,6 +13,7 @@ package cropsv1
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
@@ -115,9 +116,9 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 	if id == "" && in.Structure != nil {
 		id = coordfront.EntryID(in.Structure.Name)
 	}
-	a, err := coordfront.Analyze(f.Analyze, Name, in.Structure, id)
-	if err != nil {
-		return format.Result{}, err
+	a, filtered, err := coordfront.Analyze(f.Analyze, Name, in.Structure, id)
+	if err != nil || filtered != "" {
+		return format.Result{Filtered: filtered}, err
 	}
 	g, _ := f.gens.Get().(*Generator)
 	if g == nil {
@@ -136,7 +137,7 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 // Values is the metadata row aligned with Format.Columns.
 func (d *Document) Values() []any {
 	var plddt any
-	if d.GlobalPLDDT != nil {
+	if d.GlobalPLDDT != nil && !math.IsNaN(*d.GlobalPLDDT) {
 		plddt = *d.GlobalPLDDT
 	}
 	return []any{d.EntryID, int64(d.SeqLen), plddt, int64(d.StartIndex), int64(d.NTermIndex),

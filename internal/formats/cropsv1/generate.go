@@ -153,7 +153,7 @@ func boxTokens(w *coordfront.Writer, b [3]int) {
 // token count and the sha1: the golden files' metadata object.
 func (d *Document) Metadata() map[string]any {
 	var plddt any
-	if d.GlobalPLDDT != nil {
+	if d.GlobalPLDDT != nil && !math.IsNaN(*d.GlobalPLDDT) {
 		plddt = *d.GlobalPLDDT
 	}
 	return map[string]any{

@@ -39,6 +39,12 @@ func Summarize(file string, st *structure.Structure) Reading {
 				res := &c.Residues[k]
 				ch.NAtoms += len(res.Atoms)
 				for _, a := range res.Atoms {
+					alt := ""
+					if a.AltLoc != 0 {
+						alt = string(a.AltLoc)
+					}
+					ch.Atoms = append(ch.Atoms, Atom{Name: a.Name, AltLoc: alt, Element: a.Element,
+						Values: [5]jsonFloat{jsonFloat(a.X), jsonFloat(a.Y), jsonFloat(a.Z), jsonFloat(a.Occ), jsonFloat(a.B)}})
 					ch.Sums[0] += jsonFloat(a.B)
 					ch.Sums[1] += jsonFloat(a.Occ)
 					ch.Sums[2] += jsonFloat(a.X + a.Y + a.Z)
@@ -114,6 +120,7 @@ func Diff(g, ours Reading) []string {
 					gm.Name, ci, oc.Name, oc.NResidues, oc.NPolymer, oc.NAtoms, oc.Sequence, oc.Residues,
 					gc.Name, gc.NResidues, gc.NPolymer, gc.NAtoms, gc.Sequence, gc.Residues))
 			}
+			d = append(d, diffAtoms(gm.Name, ci, gc.Atoms, oc.Atoms)...)
 		}
 	}
 	if (g.PLDDTMean == nil) != (ours.PLDDTMean == nil) || g.PLDDTMean != nil && !same(float64(*g.PLDDTMean), float64(*ours.PLDDTMean)) {
@@ -131,6 +138,25 @@ func Diff(g, ours Reading) []string {
 		}
 	}
 	return d
+}
+
+// diffAtoms lists the first atom where two chains' atoms differ (name,
+// altloc, element, coordinates, occupancy, B: every value exactly).
+func diffAtoms(model string, ci int, g, ours []Atom) []string {
+	if len(g) != len(ours) {
+		return []string{fmt.Sprintf("model %s chain %d: %d atoms listed, gemmi %d", model, ci, len(ours), len(g))}
+	}
+	for k := range g {
+		a, b := g[k], ours[k]
+		eq := a.Name == b.Name && a.AltLoc == b.AltLoc && a.Element == b.Element
+		for i := range a.Values {
+			eq = eq && same(float64(a.Values[i]), float64(b.Values[i]))
+		}
+		if !eq {
+			return []string{fmt.Sprintf("model %s chain %d atom %d: %+v, gemmi %+v", model, ci, k, b, a)}
+		}
+	}
+	return nil
 }
 
 // same reports whether two sums of the same values in the same order

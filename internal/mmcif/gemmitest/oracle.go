@@ -36,6 +36,37 @@ type Chain struct {
 	Sums [3]jsonFloat `json:"sums"`
 	// Residues: "NAME SEQ[ICODE] SUBCHAIN ENTITYTYPE NATOMS" per residue.
 	Residues []string `json:"residues"`
+	// Atoms: every atom of the chain in order.
+	Atoms []Atom `json:"atoms"`
+}
+
+// Atom is one atom: name, altloc ("" for none), element (upper case) and
+// its values x, y, z, occupancy, B (the float32 ones widened exactly).
+type Atom struct {
+	Name, AltLoc, Element string
+	Values                [5]jsonFloat
+}
+
+// UnmarshalJSON reads gemmi_read.py's [name, altloc, element, x, y, z, occ, b].
+func (a *Atom) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if len(raw) != 8 {
+		return fmt.Errorf("atom %s: want 8 values", b)
+	}
+	for i, p := range []*string{&a.Name, &a.AltLoc, &a.Element} {
+		if err := json.Unmarshal(raw[i], p); err != nil {
+			return err
+		}
+	}
+	for i := range a.Values {
+		if err := a.Values[i].UnmarshalJSON(raw[3+i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Model is one model's chains.

@@ -122,6 +122,7 @@ func Run(t *testing.T, formatName string, lines []coordgolden.Line, opts map[str
 		t.Fatalf("Run: %v", err)
 	}
 	checkLedger(t, filepath.Join(spec.Output, localledger.FileName), int64(len(rows)), int64(len(want)), wantFiltered, errIDs)
+	t.Logf("%d rows: %d documents, filtered %v, %d files failing their shards", len(rows)+len(errIDs), len(want), wantFiltered, len(errIDs))
 
 	var got []string
 	outs, err := (localblob.Store{}).List(ctx, filepath.Join(spec.Output, "part-*.parquet"))

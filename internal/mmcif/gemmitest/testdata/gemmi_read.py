@@ -6,8 +6,9 @@ usage: python3 gemmi_read.py CADV2_REFERENCE.py < paths (one per line)
 
 Per file: the structure as read_structure + setup_entities leave it (every
 model: chains with their residues' name, seq id, insertion code, entity
-type and atom count; per chain the residue, polymer residue and atom counts
-and the polymer's one-letter sequence), the inspect summary of the first
+type and atom count; per chain the residue, polymer residue and atom counts,
+the polymer's one-letter sequence and every atom in order: name, altloc,
+element (upper case), x, y, z, occupancy, B), the inspect summary of the first
 model's principal chain (pLDDT mean over first CA atoms, contacts: first CB,
 CA for GLY, < 8 A, |label_seq i - j| >= 6, label_seq_id numbering with '.'
 as 0, the numbering foldcorpus uses), and the contacts-and-distances-v2
@@ -106,6 +107,8 @@ def summarize(path):
                 "n_atoms": sum(len(r) for r in ch),
                 "sums": atom_sums(ch),
                 "sequence": "".join(one_letter(r.name) for r in poly),
+                "atoms": [[a.name, a.altloc.strip("\x00"), a.element.name.upper(),
+                           a.pos.x, a.pos.y, a.pos.z, a.occ, a.b_iso] for r in ch for a in r],
                 "residues": ["%s %s%s %s %s %d" % (r.name, r.seqid.num if r.seqid.num is not None else "?",
                                                   r.seqid.icode.strip(), r.subchain, etype(r), len(r))
                              for r in ch],

@@ -1,0 +1,180 @@
+// Package fromstructure is contacts-v1 computed from structures: the
+// contact degrees come from ConFind (package confind, MarinFold's
+// native-only settings) in the shard, then the document is contacts-v1's
+// from that analysis record, as MarinFold's analyze_structure + generate.py.
+//
+// New dispatches on the rotlib option: with it, the format consumes
+// structures (URI or inline mmCIF rows); without it, it is contacts-v1 over
+// analysis records (package contactsv1), as before.
+package fromstructure
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+
+	"github.com/foldcorpus/foldcorpus/internal/confind"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+)
+
+// The designed-in filters of MarinFold's analyze_structure (the reference
+// raises and writes no document); contacts-v1's own filters (too_short,
+// too_long, ...) apply after them.
+const (
+	FilterMultiChain = "multi_chain"         // more than one protein chain, max_chains=1
+	FilterNoProtein  = "no_protein_residues" // no residue pyconfind keeps
+)
+
+// Option names.
+const (
+	OptRotlib = "rotlib" // folder holding EBL.out and BEBL.out
+	OptRecord = "record" // "true": write the analysis records, not documents
+)
+
+// Format is contacts-v1 from structures. It is safe for concurrent use
+// (the library is read-only and shared by every format of the process).
+type Format struct {
+	doc    *contactsv1.Format
+	lib    *confind.Library
+	record bool
+}
+
+var _ format.Format = (*Format)(nil)
+
+// New builds contacts-v1 from run options: with rotlib=DIR, from structures
+// (DIR/EBL.out and DIR/BEBL.out are loaded once per process, confind.Shared,
+// so a missing or malformed library fails here, at planning, with the file
+// and the line); without it, contactsv1.New over analysis records. The
+// other options are contacts-v1's, plus record=true to write the analysis
+// records instead of documents. Errors wrap derrors.ErrPermanent.
+func New(opts map[string]string) (format.Format, error) {
+	dir, ok := opts[OptRotlib]
+	if !ok {
+		return contactsv1.New(opts)
+	}
+	if dir == "" {
+		return nil, derrors.Permanent(fmt.Errorf("%s option %s: empty folder", contactsv1.Name, OptRotlib))
+	}
+	rest := maps.Clone(opts)
+	delete(rest, OptRotlib)
+	record := false
+	if v, ok := rest[OptRecord]; ok {
+		switch v {
+		case "true":
+			record = true
+		case "false":
+		default:
+			return nil, derrors.Permanent(fmt.Errorf("%s option %s=%q: want true or false", contactsv1.Name, OptRecord, v))
+		}
+		delete(rest, OptRecord)
+	}
+	base, err := contactsv1.New(rest)
+	if err != nil {
+		return nil, err
+	}
+	lib, err := confind.Shared(dir)
+	if err != nil {
+		return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s: %w", contactsv1.Name, OptRotlib, dir, err))
+	}
+	return &Format{doc: base.(*contactsv1.Format), lib: lib, record: record}, nil
+}
+
+// Name implements format.Format.
+func (f *Format) Name() string { return contactsv1.Name }
+
+// Kind implements format.Format: a parsed structure per row.
+func (f *Format) Kind() format.InputKind { return format.FromStructure }
+
+// RecordColumns implements format.Format (none: the input is a structure).
+func (f *Format) RecordColumns() []format.Column { return nil }
+
+// Columns implements format.Format: contacts-v1's document row, or with
+// record=true the analysis record's columns (the reusable record).
+func (f *Format) Columns() []format.Column {
+	if f.record {
+		return contactsv1.RecordColumns()
+	}
+	return f.doc.Columns()
+}
+
+// Generate implements format.Format. The entry id (the document seed) is
+// the structure's name as MarinFold derives it (the mmCIF block name less
+// .cif), or the manifest's entry_id when the structure has none. MarinFold's
+// multi-chain and no-protein errors are filters; pyconfind's IndexError is
+// an error wrapping derrors.ErrPermanent.
+func (f *Format) Generate(in format.Input) (format.Result, error) {
+	if in.Structure == nil {
+		return format.Result{}, derrors.Permanent(errors.New("contacts-v1 from structures: no structure"))
+	}
+	a, err := confind.AnalyzeNative(in.Structure, in.EntryID, f.lib)
+	switch {
+	case errors.Is(err, confind.ErrMultiChain):
+		return format.Result{Filtered: FilterMultiChain}, nil
+	case errors.Is(err, confind.ErrNoProtein):
+		return format.Result{Filtered: FilterNoProtein}, nil
+	case err != nil:
+		return format.Result{}, derrors.Permanent(fmt.Errorf("confind(%s): %w", in.EntryID, err))
+	}
+	if f.record {
+		text, err := RecordJSON(a)
+		if err != nil {
+			return format.Result{}, derrors.Permanent(err)
+		}
+		return format.Result{Document: text, Values: RecordValues(a)}, nil
+	}
+	doc, filtered, err := contactsv1.Generate(a, f.doc.Config())
+	if err != nil {
+		return format.Result{}, err
+	}
+	if doc == nil {
+		return format.Result{Filtered: filtered}, nil
+	}
+	return format.Result{Document: doc.Text, Values: doc.Values()}, nil
+}
+
+// RecordJSON is the analysis record as one JSON object (the "input"
+// objects of golden/contacts-v1.jsonl; degrees as shortest round-trip
+// floats), the document of a record=true run.
+func RecordJSON(a *contactsv1.Analysis) (string, error) {
+	type rec struct {
+		EntryID        string    `json:"entry_id"`
+		SeqLen         int       `json:"seq_len"`
+		GlobalPLDDT    *float64  `json:"global_plddt"`
+		NumContacts    int       `json:"num_contacts"`
+		ResidueResname []string  `json:"residue_resname"`
+		ResidueResnum  []int64   `json:"residue_resnum"`
+		ResidueChain   []string  `json:"residue_chain"`
+		ContactSeqI    []int64   `json:"contact_seq_i"`
+		ContactSeqJ    []int64   `json:"contact_seq_j"`
+		ContactDegree  []float64 `json:"contact_degree"`
+	}
+	r := rec{a.EntryID, len(a.ResName), a.GlobalPLDDT, len(a.Degree), a.ResName, a.ResNum, a.ResChain, a.ContactI, a.ContactJ, a.Degree}
+	if r.GlobalPLDDT != nil && math.IsNaN(*r.GlobalPLDDT) {
+		r.GlobalPLDDT = nil
+	}
+	for _, s := range []*[]int64{&r.ResidueResnum, &r.ContactSeqI, &r.ContactSeqJ} {
+		if *s == nil {
+			*s = []int64{}
+		}
+	}
+	if r.ContactDegree == nil {
+		r.ContactDegree = []float64{}
+	}
+	b, err := json.Marshal(r)
+	return string(b), err
+}
+
+// RecordValues is the analysis record as a row aligned with
+// contactsv1.RecordColumns (the columns contacts-v1 reads back).
+func RecordValues(a *contactsv1.Analysis) []any {
+	var plddt any
+	if a.GlobalPLDDT != nil {
+		plddt = *a.GlobalPLDDT
+	}
+	return []any{a.EntryID, int64(len(a.ResName)), plddt, int64(len(a.Degree)),
+		a.ResName, a.ResNum, a.ResChain, a.ContactI, a.ContactJ, a.Degree}
+}
