@@ -86,8 +86,10 @@ const (
 	// (mention events, Pass-1 mentions), crops and the atoms in them.
 	MixContact    = "contact_statements"
 	MixCoordinate = "coordinate_statements"
-	MixCrop       = "crops"
-	MixCropAtom   = "crop_atoms"
+	// MixCoordinateTokens counts the coordinate section's tokens.
+	MixCoordinateTokens = "coordinate_tokens"
+	MixCrop             = "crops"
+	MixCropAtom         = "crop_atoms"
 )
 
 // Mixer is a format that counts its documents' tokens by class while it

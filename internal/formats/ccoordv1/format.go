@@ -103,9 +103,11 @@ func (f *Format) Columns() []format.Column {
 		format.Column{Name: "sha1", Type: format.String})
 }
 
-// MixClasses names Result.Mix's counts (format.Mixer).
+// MixClasses names Result.Mix's counts (format.Mixer): the sequence
+// section's tokens, the contact statements, the mention events and the
+// coordinate section's tokens.
 func (f *Format) MixClasses() []string {
-	return []string{format.MixSequence, format.MixContact, format.MixCoordinate}
+	return []string{format.MixSequence, format.MixContact, format.MixCoordinate, format.MixCoordinateTokens}
 }
 
 // Generate writes in's document. The seed is in.EntryID, or, when empty,
@@ -131,7 +133,8 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 		return format.Result{Filtered: filtered}, nil
 	}
 	return format.Result{Document: d.Text, Values: d.Values(),
-		Mix: []int64{int64(d.SeqLen), int64(d.ContactsEmitted), int64(d.NumEvents)}}, nil
+		Mix: []int64{int64(2*d.SeqLen + coordfront.TerminusTokens), int64(d.ContactsEmitted), int64(d.NumEvents),
+			int64(d.CoordinateTokens)}}, nil
 }
 
 // Values is the metadata row aligned with Format.Columns.

@@ -72,6 +72,7 @@ type Document struct {
 	Trans                     [3]float64
 	Truncated                 bool
 	NumTokens                 int
+	CoordinateTokens          int // the coordinate section's tokens
 	SHA1                      string
 	// DuplicateKeys counts residues whose (chain, number) key an earlier
 	// residue had (the reference warns and keeps the first one's atoms).
@@ -213,6 +214,7 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 		}
 	}
 	d.NumEvents = len(events)
+	d.CoordinateTokens = used
 }
 
 var pow10 = [4]int{1, 10, 100, 1000}

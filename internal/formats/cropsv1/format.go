@@ -102,9 +102,12 @@ func (f *Format) Columns() []format.Column {
 		{Name: "truncated", Type: format.Bool}, i("num_tokens"), {Name: "sha1", Type: format.String}}
 }
 
-// MixClasses names Result.Mix's counts (format.Mixer).
+// MixClasses names Result.Mix's counts (format.Mixer): the sequence
+// section's tokens, the contact statements, the Pass-1 mentions, the
+// coordinate section's tokens, the crops and the atoms in them.
 func (f *Format) MixClasses() []string {
-	return []string{format.MixSequence, format.MixContact, format.MixCoordinate, format.MixCrop, format.MixCropAtom}
+	return []string{format.MixSequence, format.MixContact, format.MixCoordinate, format.MixCoordinateTokens,
+		format.MixCrop, format.MixCropAtom}
 }
 
 // Generate writes in's document. The seed is in.EntryID, or, when empty,
@@ -130,8 +133,9 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 		return format.Result{Filtered: filtered}, nil
 	}
 	return format.Result{Document: d.Text, Values: d.Values(),
-		Mix: []int64{int64(d.SeqLen), int64(d.ContactsEmitted), int64(d.NumPass1Mentions), int64(d.NumCrops),
-			int64(d.CropAtomsEmitted)}}, nil
+		Mix: []int64{int64(2*d.SeqLen + coordfront.TerminusTokens), int64(d.ContactsEmitted), int64(d.NumPass1Mentions),
+			int64(pass1Mention*d.NumPass1Mentions + cropHeader*d.NumCrops + cropAtom*d.CropAtomsEmitted),
+			int64(d.NumCrops), int64(d.CropAtomsEmitted)}}, nil
 }
 
 // Values is the metadata row aligned with Format.Columns.

@@ -30,6 +30,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/report"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 	"github.com/foldcorpus/foldcorpus/planner"
 )
@@ -150,7 +151,58 @@ func Run(t *testing.T, formatName string, lines []coordgolden.Line, opts map[str
 		t.Errorf("documents (entry_id sha1) differ from the golden ones:\n got %v\nwant %v", got, want)
 	}
 	checkDuckDB(t, filepath.Join(spec.Output, "part-*.parquet"), len(want))
+	checkReport(t, spec.Output, formatName, lines, replay)
 	return len(want)
+}
+
+// checkReport builds the run's corpus report and checks its coordinate
+// figures against the golden metadata (sums over the documents) and
+// against DuckDB's sums over the output.
+func checkReport(t *testing.T, out, formatName string, lines []coordgolden.Line, replay bool) {
+	t.Helper()
+	rep, err := report.Build(context.Background(), localblob.Store{}, out, report.Options{Format: formatName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Summary.Coordinates
+	if c == nil {
+		t.Fatal("the report has no coordinate figures")
+	}
+	col := map[string]string{format.MixContact: "contacts_emitted", format.MixCoordinate: "num_events"}
+	if formatName == "contacts-and-crops-v1" {
+		col[format.MixCoordinate] = "num_pass1_mentions"
+		col[format.MixCrop], col[format.MixCropAtom] = "num_crops", "crop_atoms_emitted"
+	}
+	want := map[string]int64{}
+	var tokens, docs, seq int64
+	for _, l := range lines {
+		if l.Outcome != "document" || (replay && l.Analysis == nil) {
+			continue
+		}
+		docs++
+		tokens += int64(l.NumTokens)
+		seq += 2*int64(l.Metadata["seq_len"].(float64)) + 4
+		for class, key := range col {
+			want[class] += int64(l.Metadata[key].(float64))
+		}
+	}
+	glob := filepath.Join(out, "part-*.parquet")
+	for class, key := range col {
+		if c.Totals[class] != want[class] {
+			t.Errorf("report: %s total %d, golden %s sum %d", class, c.Totals[class], key, want[class])
+		}
+		rows := duckcheck.Query(t, fmt.Sprintf("SELECT sum(%s) AS s FROM read_parquet('%s')", key, glob))
+		if fmt.Sprint(rows[0]["s"]) != fmt.Sprint(want[class]) {
+			t.Errorf("DuckDB: sum(%s) = %v, golden %d", key, rows[0]["s"], want[class])
+		}
+	}
+	tc := c.TokenComposition
+	if tc["sequence"] != seq || tc["other"] != 4*docs || tc["sequence"]+tc["contact_statements"]+tc["coordinates"]+tc["other"] != tokens {
+		t.Errorf("report token composition %v: want sequence %d, other %d (4 per document), all %d", tc, seq, 4*docs, tokens)
+	}
+	if _, ok := rep.Files["coordinate_composition.png"]; !ok {
+		t.Errorf("report has no coordinate_composition.png (files %d)", len(rep.Files))
+	}
 }
 
 func write(t *testing.T, path string, rows [][]any, rowGroup int) {
