@@ -102,22 +102,36 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 	}
 	trueCell := grow(g.trueCell, m)
 	g.trueCell = trueCell
-	if g.cellAtoms == nil {
-		g.cellAtoms, g.shown = map[int32][]int32{}, map[int32]int{}
+	if g.cellSpan == nil {
+		g.cellSpan, g.shown = map[int32][2]int32{}, map[int32]int{}
 	}
-	cellAtoms := g.cellAtoms
-	for k, v := range cellAtoms { // keep the lists' memory
-		cellAtoms[k] = v[:0]
-	}
+	// the atoms of each true cell, in increasing atom order: (cell, atom)
+	// pairs sorted, and each cell's run of them
+	packed := grow(g.packed, m)
+	g.packed = packed
 	for i, p := range f.Placed {
 		k := boxKey([3]int{cell(p[0]), cell(p[1]), cell(p[2])})
 		trueCell[i] = k
-		cellAtoms[k] = append(cellAtoms[k], int32(i))
+		packed[i] = uint64(k)<<32 | uint64(i)
 	}
-	for k, v := range cellAtoms {
-		if len(v) == 0 {
-			delete(cellAtoms, k) // only true cells are keys ("occupied")
+	slices.Sort(packed)
+	order := grow(g.order, m)
+	g.order = order
+	cellSpan := g.cellSpan
+	clear(cellSpan) // only true cells are keys ("occupied")
+	for i := 0; i < m; {
+		k, j := int32(packed[i]>>32), i
+		for ; j < m && int32(packed[j]>>32) == k; j++ {
+			order[j] = int32(uint32(packed[j]))
 		}
+		cellSpan[k] = [2]int32{int32(i), int32(j)}
+		i = j
+	}
+	cellAtoms := func(k int32) []int32 {
+		if s, ok := cellSpan[k]; ok {
+			return order[s[0]:s[1]]
+		}
+		return nil
 	}
 	frontier := g.frontier[:0] // sorted
 	shown := g.shown
@@ -198,11 +212,11 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 			}
 			included = append(included, member{ai, n})
 		}
-		for _, ai := range cellAtoms[box] {
+		for _, ai := range cellAtoms(box) {
 			consider(ai)
 		}
 		for _, nb := range nbs {
-			for _, ai := range cellAtoms[boxKey(nb)] {
+			for _, ai := range cellAtoms(boxKey(nb)) {
 				consider(ai)
 			}
 		}
@@ -234,7 +248,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 		if i, ok := slices.BinarySearch(frontier, box); ok {
 			frontier = slices.Delete(frontier, i, i+1)
 		}
-		if _, occupied := cellAtoms[box]; occupied {
+		if _, occupied := cellSpan[box]; occupied {
 			for _, nb := range nbs {
 				k := boxKey(nb)
 				if _, seen := shown[k]; seen {
