@@ -115,11 +115,7 @@ func (f *Format) MixClasses() []string {
 // error (permanent unless the analyzer says transient); the reference's
 // skips and its caught analysis errors are filter outcomes.
 func (f *Format) Generate(in format.Input) (format.Result, error) {
-	id := in.EntryID
-	if id == "" && in.Structure != nil {
-		id = coordfront.EntryID(in.Structure.Name)
-	}
-	a, filtered, err := coordfront.Analyze(f.Analyze, Name, in.Structure, id)
+	a, id, filtered, err := coordfront.AnalyzeInput(f.Analyze, Name, in)
 	if err != nil || filtered != "" {
 		return format.Result{Filtered: filtered}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
@@ -29,6 +30,17 @@ func EntryID(blockName string) string {
 		}
 	}
 	return blockName
+}
+
+// AnalyzeInput is Analyze for a format's input: the entry id is
+// in.EntryID, or, when empty, the entry id of the structure's block name.
+func AnalyzeInput(an Analyzer, formatName string, in format.Input) (a *contactsv1.Analysis, entryID, filtered string, err error) {
+	entryID = in.EntryID
+	if entryID == "" && in.Structure != nil {
+		entryID = EntryID(in.Structure.Name)
+	}
+	a, filtered, err = Analyze(an, formatName, in.Structure, entryID)
+	return a, entryID, filtered, err
 }
 
 // Analyze runs an on st and validates what it returns. The analysis
