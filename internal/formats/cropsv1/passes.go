@@ -89,9 +89,6 @@ type member struct {
 	n    [3]int // the noised position in tenths
 }
 
-// maxNoise bounds |gauss(0, 1)|: u = 1 - random() >= 2^-53, so
-// sqrt(-2 log u) <= 8.58.
-const maxNoise = 8.6
 
 // pass2 writes the crops until a 3-token header no longer fits the budget,
 // or a crop overflows it (truncated).
@@ -182,11 +179,11 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 		nbs = neighbors(nbs[:0], bb)
 		included = included[:0]
 		tol := noiseTol(sigma)
-		// the placed values from which a noised value can reach the box
+		// the values each axis of the box holds (widened by 1e-6 for the
+		// roundings of v*10 and of its noise)
 		var lo, hi [3]float64
 		for j := range 3 {
-			reach := maxNoise*sigma + 1e-6
-			lo[j], hi[j] = float64(10*bb[j])-0.05-reach, float64(10*bb[j])+9.95+reach
+			lo[j], hi[j] = float64(10*bb[j])-0.05-1e-6, float64(10*bb[j])+9.95+1e-6
 			if bb[j] == 0 {
 				lo[j] = math.Inf(-1)
 			}
@@ -194,13 +191,22 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				hi[j] = math.Inf(1)
 			}
 		}
+		// |gauss(0, sigma)|^2 <= sigma^2 * 2*ln(1/u) <= sigma^2 * 2*(1-u)/u
+		// (ln y <= y - 1), with room for the libm's and the products' ulps
+		s2 := 2 * sigma * sigma * (1 + 1e-9)
 		consider := func(ai int32) {
 			p := f.Placed[ai]
 			ds := [3]coordfront.Draw{f.Normals.Next(), f.Normals.Next(), f.Normals.Next()}
 			var n [3]int
 			for j := range 3 {
-				if p[j] < lo[j] || p[j] > hi[j] {
-					return // no noise brings it into the box: its cell differs
+				d := 0.0
+				if p[j] < lo[j] {
+					d = lo[j] - p[j]
+				} else if p[j] > hi[j] {
+					d = p[j] - hi[j]
+				}
+				if u := ds[j].U; d > 0 && s2*(1-u)/u < d*d {
+					return // its noise cannot reach the box: its cell differs
 				}
 				n[j] = noisedTenths(p[j], sigma, tol, ds[j], &g.approx)
 				if n[j]/100 != bb[j] {
