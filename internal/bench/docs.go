@@ -16,7 +16,9 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -51,12 +53,16 @@ type docsFormat struct {
 	quoted struct{ total, read, gen float64 }
 	note   string
 	side   func(ctx context.Context, f format.Format, ins []docsBenchInput, reps int) (sideBySide, error)
+	// build, when set, builds the format for DIR instead of the registry
+	// (the coordinate formats: their degrees replayed from records).
+	build func(dir string, opts map[string]string) (format.Format, error)
 }
 
 // docsFormats maps a format name to its bench entry; each format's entry
 // lives in its own file.
 func docsFormats() map[string]docsFormat {
-	return map[string]docsFormat{cadv2.Name: cadv2Docs, contactsv1.Name: contactsV1Docs}
+	return map[string]docsFormat{cadv2.Name: cadv2Docs, contactsv1.Name: contactsV1Docs,
+		ccoordv1.Name: ccoordDocs, cropsv1.Name: cropsDocs}
 }
 
 // loadStructureInputs loads every *.cif / *.cif.gz file under dir; the read
@@ -131,7 +137,13 @@ func Docs(ctx context.Context, args []string) error {
 	if !ok {
 		return usageError(fmt.Errorf("no bench loader for format %q", *name))
 	}
-	f, err := inline.New(*name, opts)
+	var f format.Format
+	var err error
+	if entry.build != nil {
+		f, err = entry.build(fset.Arg(0), opts)
+	} else {
+		f, err = inline.New(*name, opts)
+	}
 	if err != nil {
 		return usageError(err)
 	}

@@ -81,6 +81,15 @@ const (
 	MixShortRange  = "short_range_contacts"
 	MixDistance    = "distance_statements"
 	MixThink       = "think_tokens"
+	// The coordinate formats' classes (contacts-and-coordinates-v1,
+	// contacts-and-crops-v1): contact statements, coordinate statements
+	// (mention events, Pass-1 mentions), crops and the atoms in them.
+	MixContact    = "contact_statements"
+	MixCoordinate = "coordinate_statements"
+	// MixCoordinateTokens counts the coordinate section's tokens.
+	MixCoordinateTokens = "coordinate_tokens"
+	MixCrop             = "crops"
+	MixCropAtom         = "crop_atoms"
 )
 
 // Mixer is a format that counts its documents' tokens by class while it

@@ -7,8 +7,10 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
+	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
 )
 
 // Info describes a registered format without building it (building
@@ -28,6 +30,8 @@ var described = map[string]struct {
 	contactsv1.Name: {format.FromRecord, fromstructure.OptionList}, // FromStructure with rotlib=
 	cadv2.Name:      {format.FromStructure, cadv2.OptionList},
 	bio2token.Name:  {format.FromStructure, bio2token.OptionList},
+	ccoordv1.Name:   {format.FromStructure, ccoordv1.OptionList},
+	cropsv1.Name:    {format.FromStructure, cropsv1.OptionList},
 }
 
 // Describe returns the named format's input kind and options.

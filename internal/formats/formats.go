@@ -9,8 +9,10 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
+	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
 )
 
 // constructors builds each format from the run's options (string knobs; an
@@ -19,6 +21,8 @@ var constructors = map[string]func(opts map[string]string) (format.Format, error
 	contactsv1.Name: fromstructure.New, // contactsv1.New without rotlib=
 	cadv2.Name:      cadv2.NewFromOptions,
 	bio2token.Name:  bio2token.NewFromOptions,
+	ccoordv1.Name:   ccoordv1.NewFromOptions,
+	cropsv1.Name:    cropsv1.NewFromOptions,
 }
 
 // New returns the named format configured by opts.

@@ -325,3 +325,40 @@ func TestGenerateMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestCoordinateFormatDrawsManySeeds checks, over 300 document seeds, the
+// draws the coordinate formats make, in their order, against CPython: the
+// quaternion's four gauss(0, 1), a shuffle, three uniform(0, slack), the
+// contacts coin, randint(1, min(50, E)), sample of both branches (E around
+// sample's set size), the sample's shuffle, then gauss with changing sigma
+// so that the cached value crosses sigma changes and other draws.
+func TestCoordinateFormatDrawsManySeeds(t *testing.T) {
+	var cases []oracleCase
+	for i := range 300 {
+		seed := uint64(i)*2654435761%4294967296 + uint64(i) // spread over uint32, distinct
+		e := []int{3, 21, 22, 60, 85, 86, 277, 278, 1200}[i%9]
+		k := 1 + i%min(50, e)
+		ops := [][]any{
+			{"gauss", 0.0, 1.0}, {"gauss", 0.0, 1.0}, {"gauss", 0.0, 1.0}, {"gauss", 0.0, 1.0},
+			{"randrange", 0, 2000, 1}, {"shuffle", 2 + i%700},
+			{"uniform", 0.0, 900.5}, {"uniform", 0.0, 13.25}, {"uniform", 0.0, 0.0},
+			{"random"}, {"randint", 1, min(50, e)}, {"sample", e, k}, {"shuffle", k},
+			{"gauss", 0.0, 25.0}, {"randbelow", 5000}, {"gauss", 0.0, 2.5}, {"gauss", 0.0, 0.25},
+			{"random"}, {"gauss", 0.0, 2.0}, {"gauss", 0.0, 1.0 / 9}, {"randbelow", 1},
+		}
+		cases = append(cases, oracleCase{Kind: "int", Seed: strconv.FormatUint(seed, 10), Ops: ops})
+	}
+	want := runOracle(t, cases)
+	for ci, c := range cases {
+		r := newFor(t, c)
+		for oi, op := range c.Ops {
+			tol := 0.0
+			if !ExactLibm && op[0] == "gauss" {
+				tol = 1e-14
+			}
+			if got := apply(r, op); !same(got, want[ci][oi], tol) {
+				t.Fatalf("seed %s: op %d %v = %q, CPython %q", c.Seed, oi, op, got, want[ci][oi])
+			}
+		}
+	}
+}

@@ -109,6 +109,13 @@ func renderPage(s Summary) ([]byte, error) {
 			data.D = append(data.D, namedDist{n + " per document", s.Statements.PerDocument[n]})
 		}
 	}
+	if c := s.Coordinates; c != nil {
+		for _, n := range coordClasses {
+			if d, ok := c.PerDocument[n]; ok {
+				data.D = append(data.D, namedDist{n + " per document", d})
+			}
+		}
+	}
 	for r, n := range s.Accounting.Filtered {
 		data.Reasons = append(data.Reasons, namedCount{r, n})
 	}

@@ -62,6 +62,9 @@ type shardFile struct {
 	Stmts        [nStmt][]float64 // per document, only when documents were read
 	// Composition is {sequence tokens, all tokens} of the documents read.
 	Composition [2]int64
+	// Coord is the coordinate formats' per-document counts by mix class,
+	// from the footer (nil when the file has none).
+	Coord map[string][]float64
 	// TokenMismatch counts documents whose num_tokens column differs from
 	// the tokens counted in the document.
 	TokenMismatch int64
@@ -110,6 +113,9 @@ func readShard(ctx context.Context, store blob.Store, uri string, withDocs, useM
 		}
 	}
 	sf.Rows = md.NumRows
+	if err := sf.readCoordMix(); err != nil {
+		return sf, err
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1024}, memory.DefaultAllocator)
 	if err != nil {
 		return sf, derrors.Permanent(err)

@@ -223,6 +223,7 @@ func summarize(dir, format string, files []*shardFile, opts Options) Summary {
 		s.ShardWallClock = &d
 	}
 	s.Throughput = throughput(opts.Shards, 40)
+	s.Coordinates = coordinateMix(files)
 	return s
 }
 
@@ -318,6 +319,7 @@ func (r *Report) draw(files []*shardFile, opts Options) error {
 			return renderPNG(histPlot("Think tokens per document", "<think> tokens", newHistogram(series[4], integerEdges(d.Max, 30))))
 		}})
 	}
+	plots = append(plots, coordPlots(s)...)
 	if s.GlobalPLDDT != nil {
 		plots = append(plots, plotSpec{"global_plddt.png", "Global pLDDT", func() ([]byte, error) {
 			return renderPNG(histPlot("Global pLDDT", "pLDDT", s.GlobalPLDDT.Histogram))

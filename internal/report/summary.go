@@ -26,10 +26,12 @@ type Summary struct {
 	NumTokens      *DistHist   `json:"num_tokens,omitempty"`
 	ContextFill    *DistHist   `json:"context_fill,omitempty"`
 	Statements     *Statements `json:"statements,omitempty"`
-	GlobalPLDDT    *DistHist   `json:"global_plddt,omitempty"`
-	Throughput     *Throughput `json:"throughput,omitempty"`
-	IO             IOStats     `json:"io"`
-	Plots          []Plot      `json:"plots"`
+	// Coordinates is the statement mix of the coordinate formats.
+	Coordinates *CoordinateMix `json:"coordinates,omitempty"`
+	GlobalPLDDT *DistHist      `json:"global_plddt,omitempty"`
+	Throughput  *Throughput    `json:"throughput,omitempty"`
+	IO          IOStats        `json:"io"`
+	Plots       []Plot         `json:"plots"`
 }
 
 // DistHist is a distribution with its histogram.

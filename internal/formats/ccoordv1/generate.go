@@ -1,0 +1,301 @@
+package ccoordv1
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
+	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+)
+
+// DocType is the document's first token.
+const DocType = "<contacts-and-coordinates-v1>"
+
+// DefaultContextLength is the reference's context length for this format.
+const DefaultContextLength = 32768
+
+const mentionHeader = 2 // <pX> <ATOM>
+
+// binWidths are the places' bin widths, coarsest first (hundreds .. tenths).
+var binWidths = [4]float64{100.0, 10.0, 1.0, 0.1}
+
+// Config is GenerationConfig plus the context length; start from
+// DefaultConfig.
+type Config struct {
+	Front                        coordfront.Config
+	MaxDepth                     int     // finest place emitted, 1..4
+	NoiseDivisor                 float64 // sigma_d = bin width / this
+	DepthKernelEpsilon           float64 // floor weight of the depth kernel
+	ForceFullPrecisionFirstEvent bool    // the first event gets depth MaxDepth
+}
+
+// DefaultConfig is the reference's defaults.
+func DefaultConfig() Config {
+	return Config{Front: coordfront.DefaultConfig(DefaultContextLength), MaxDepth: 3, NoiseDivisor: 4.0,
+		DepthKernelEpsilon: 0.05, ForceFullPrecisionFirstEvent: true}
+}
+
+// Validate checks the knobs the reference checks, and the ones whose bad
+// values would make generation meaningless.
+func (c Config) Validate() error {
+	if c.MaxDepth < 1 || c.MaxDepth > len(binWidths) {
+		return fmt.Errorf("max_depth must be in [1, %d], got %d", len(binWidths), c.MaxDepth)
+	}
+	if !(c.NoiseDivisor > 0) {
+		return fmt.Errorf("noise_divisor must be > 0, got %v", c.NoiseDivisor)
+	}
+	return coordfront.ValidateConfig(c.Front)
+}
+
+// Document is one generated document and its metadata row.
+type Document struct {
+	Text                      string
+	EntryID                   string
+	SeqLen                    int
+	GlobalPLDDT               *float64
+	StartIndex                int
+	NTermIndex, CTermIndex    int
+	MinSeqSeparation          int
+	NumContactsEligible       int
+	ContactsEmitted           int
+	NumEligibleAtoms          int
+	NumEvents                 int
+	NumDistinctAtomsMentioned int
+	MaxDepth                  int
+	DepthCounts               []int
+	Quat                      [4]float64
+	Trans                     [3]float64
+	Truncated                 bool
+	NumTokens                 int
+	CoordinateTokens          int // the coordinate section's tokens
+	SHA1                      string
+	// DuplicateKeys counts residues whose (chain, number) key an earlier
+	// residue had (the reference warns and keeps the first one's atoms).
+	DuplicateKeys int
+}
+
+// Generate builds the document of one structure from its analysis record
+// (the residues and contact degrees ConFind computed from st). entryID is
+// the seed. It returns the document, or a designed-in filter reason.
+// Deterministic and safe for concurrent use.
+func Generate(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg Config) (*Document, string) {
+	return new(Generator).Generate(st, a, entryID, cfg)
+}
+
+// Generator is Generate with memory reused from one document to the next.
+// A Generator must not be used by two goroutines at once.
+type Generator struct {
+	front     coordfront.Scratch
+	events    []event
+	xs, us    []float64
+	draws     []coordfront.Draw
+	zs        []float64
+	mentioned []bool
+}
+
+// Generate is the package's Generate, reusing g's memory.
+func (g *Generator) Generate(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg Config) (*Document, string) {
+	f, filtered := g.front.Build(st, a, entryID, cfg.Front)
+	if filtered != "" {
+		return nil, filtered
+	}
+	d := &Document{EntryID: entryID, SeqLen: f.L, GlobalPLDDT: a.GlobalPLDDT, StartIndex: f.Start,
+		NTermIndex: f.Pos(0), CTermIndex: f.Pos(f.L - 1), MinSeqSeparation: cfg.Front.MinSeqSeparation,
+		NumContactsEligible: f.PoolSize, ContactsEmitted: len(f.Contacts), NumEligibleAtoms: len(f.Placed),
+		MaxDepth: cfg.MaxDepth, DepthCounts: make([]int, cfg.MaxDepth), Quat: f.Quat, Trans: f.Trans,
+		DuplicateKeys: f.Atoms.DuplicateKeys}
+	w := &g.front.W
+	*w = coordfront.Writer{Buf: w.Buf[:0]}
+	f.WritePrefix(w, DocType, a.ResName)
+	budget := cfg.Front.ContextLength - f.FixedTokens() - coordfront.ContactStatement*len(f.Contacts)
+	g.writeCoordinates(f, cfg, budget, w, d)
+	w.Tok(coordfront.TokEnd)
+	d.NumTokens = w.Tokens
+	sum := sha1.Sum(w.Buf)
+	d.SHA1 = hex.EncodeToString(sum[:])
+	d.Text = string(w.Buf)
+	return d, ""
+}
+
+// event is one mention event: its atom, its depth and the pairs of
+// Gaussian draws its three noise values come from (pair index*2 + half).
+type event struct {
+	atom  int32
+	depth int8
+	noise [3]int32
+}
+
+// writeCoordinates is the mention-event loop: per event an atom
+// (randrange), a depth (none for the first event, else one random() against
+// the depth kernel), then, if the event fits, three Gaussians and the
+// event's tokens. The event that does not fit has had its atom and depth
+// drawn and ends the section.
+//
+// Which draws happen never depends on a Gaussian's value, so the loop only
+// takes the draws; the values are then computed in one batch with the
+// approximate log, sin and cos (pyrandom.GaussPairsApprox), and each one
+// whose rounding the approximation could change is recomputed exactly.
+func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int, w *coordfront.Writer, d *Document) {
+	m := len(f.Placed)
+	D := cfg.MaxDepth
+	var sigmas [4]float64
+	for k := range D {
+		sigmas[k] = binWidths[k] / cfg.NoiseDivisor
+	}
+	events, xs, us, draws := g.events[:0], g.xs[:0], g.us[:0], g.draws[:0]
+	defer func() { g.events, g.xs, g.us, g.draws = events, xs, us, draws }()
+	take := func() int32 {
+		dr := f.Normals.Next()
+		if !dr.Second {
+			xs, us = append(xs, dr.X), append(us, dr.U)
+		}
+		draws = append(draws, dr)
+		return int32(2*(len(xs)-1)) + b2i(dr.Second)
+	}
+	used := 0
+	for m > 0 && budget > 0 {
+		ai := f.Rand.RandBelow(m)
+		depth := D
+		if !(len(events) == 0 && cfg.ForceFullPrecisionFirstEvent) {
+			depth = sampleDepth(f, float64(used)/float64(budget), cfg)
+		}
+		cost := mentionHeader + depth
+		if used+cost > budget {
+			d.Truncated = true
+			break
+		}
+		e := event{atom: int32(ai), depth: int8(depth)}
+		for j := range 3 {
+			e.noise[j] = take()
+		}
+		events = append(events, e)
+		used += cost
+	}
+	zs := grow(g.zs, 2*len(xs))
+	g.zs = zs
+	pyrandom.GaussPairsApprox(xs, us, zs)
+	mentioned := grow(g.mentioned, m)
+	g.mentioned = mentioned
+	clear(mentioned)
+	scale := coordScale[D]
+	// the approximation's error bound at each depth (placed values are
+	// within [0, 1000]), in units of the rounded value
+	var tols [4]float64
+	for k := range D {
+		tols[k] = scale * pyrandom.GaussApproxBound(1000, sigmas[k])
+	}
+	for k, e := range events {
+		p := f.Placed[e.atom]
+		s := sigmas[e.depth-1]
+		var n [3]int
+		for j := range 3 {
+			v := p[j] + float64(0.0+float64(zs[e.noise[j]]*s))
+			if !coordfront.RoundIsSafe(float64(min(maxCoord[D], max(0.0, v))*scale), tols[e.depth-1]) {
+				v = p[j] + float64(0.0+float64(draws[3*k+j].Exact()*s))
+			}
+			n[j] = int(math.RoundToEven(float64(min(maxCoord[D], max(0.0, v)) * scale)))
+		}
+		w.Sp(coordfront.PositionSp(f.Pos(int(f.Atoms.Res[e.atom]))))
+		w.Sp(f.Atoms.Sp[e.atom])
+		div := pow10[D-1]
+		for range e.depth {
+			w.Sp(coordfront.XYZSp(n[0]/div%10, n[1]/div%10, n[2]/div%10))
+			div /= 10
+		}
+		d.DepthCounts[e.depth-1]++
+		if !mentioned[e.atom] {
+			mentioned[e.atom] = true
+			d.NumDistinctAtomsMentioned++
+		}
+	}
+	d.NumEvents = len(events)
+	d.CoordinateTokens = used
+}
+
+var pow10 = [4]int{1, 10, 100, 1000}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sampleDepth draws a depth from the coarse-to-fine kernel at budget
+// fraction t: centers evenly spaced on [0, 1], raw weight
+// max(0, 1 - 3|t - c|) + epsilon, one random() against their fsum.
+func sampleDepth(f *coordfront.Front, t float64, cfg Config) int {
+	D := cfg.MaxDepth
+	if D == 1 {
+		return 1
+	}
+	var wbuf [4]float64
+	ws := wbuf[:D]
+	for k := range D {
+		c := float64(k) / float64(D-1)
+		ws[k] = max(0.0, 1.0-3.0*math.Abs(t-c)) + cfg.DepthKernelEpsilon
+	}
+	var total float64
+	if D == 3 {
+		total = coordfront.Fsum3(ws[0], ws[1], ws[2])
+	} else {
+		total = coordfront.Fsum(ws)
+	}
+	r := f.Rand.Random() * total
+	cum := 0.0
+	for k, wt := range ws {
+		cum += wt
+		if r < cum {
+			return k + 1
+		}
+	}
+	return D
+}
+
+// coordScale and maxCoord are the reference's 10**(D-3) and
+// (10**D - 1)/scale for D = 1..4.
+var coordScale, maxCoord = func() ([5]float64, [5]float64) {
+	scale := [5]float64{0, 0.01, 0.1, 1, 10}
+	var top [5]float64
+	for d := 1; d <= 4; d++ {
+		top[d] = float64(int(math.Pow10(d))-1) / scale[d] // a float64 division, as Python's
+	}
+	return scale, top
+}()
+
+// Metadata is the reference's metadata_row without the document, the
+// token count and the sha1: the golden files' metadata object.
+func (d *Document) Metadata() map[string]any {
+	m := map[string]any{
+		"seq_len": d.SeqLen, "global_plddt": floatOrNil(d.GlobalPLDDT), "start_index": d.StartIndex,
+		"n_term_index": d.NTermIndex, "c_term_index": d.CTermIndex, "min_seq_separation": d.MinSeqSeparation,
+		"num_contacts_eligible": d.NumContactsEligible, "contacts_emitted": d.ContactsEmitted,
+		"num_eligible_atoms": d.NumEligibleAtoms, "num_events": d.NumEvents,
+		"num_distinct_atoms_mentioned": d.NumDistinctAtomsMentioned, "max_depth": d.MaxDepth,
+		"quat_w": d.Quat[0], "quat_x": d.Quat[1], "quat_y": d.Quat[2], "quat_z": d.Quat[3],
+		"trans_x": d.Trans[0], "trans_y": d.Trans[1], "trans_z": d.Trans[2], "truncated": d.Truncated,
+	}
+	for k, n := range d.DepthCounts {
+		m["depth"+strconv.Itoa(k+1)+"_count"] = n
+	}
+	return m
+}
+
+func floatOrNil(p *float64) any {
+	if p == nil || math.IsNaN(*p) {
+		return nil
+	}
+	return *p
+}

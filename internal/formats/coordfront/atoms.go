@@ -1,0 +1,194 @@
+// Package coordfront is the front half that MarinFold's two coordinate
+// formats, contacts-and-coordinates-v1 and contacts-and-crops-v1, share:
+// the structure's eligible heavy atoms joined to the analysis record's
+// residues, the designed-in filters, and the first draws of the document's
+// random stream (the position ring's start, the shuffled sequence section,
+// the random rotation and placement in the coordinate cube, the sampled
+// contacts). The formats write their coordinate sections after it
+// (../shared/formats/contacts-and-coordinates-crops-notes.md, sections 1-3).
+//
+// Everything here is pure and deterministic; nothing is safe to share
+// between goroutines except the immutable tables.
+package coordfront
+
+import (
+	"strings"
+
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+)
+
+// Designed-in filter reasons (no document is written). The first three are
+// the reference's ValueErrors that its drivers catch and skip; the others
+// are its "skipping …" warnings.
+const (
+	FilterNoProtein    = "no_protein_residues"     // the analysis lists no residue
+	FilterMultiChain   = "multi_chain"             // more than one protein chain (max_chains=1)
+	FilterNoAtomsJoin  = "no_heavy_atoms_joined"   // no residue got an atom of the structure
+	FilterTooShort     = "too_short"               // fewer than 2 residues
+	FilterTooLong      = "too_long"                // more residues than position indices
+	FilterSequenceRoom = "sequence_exceeds_budget" // frame + sequence section exceed the context
+	FilterCube         = "too_large_for_cube"      // the rotated span exceeds cube_size - 2*cube_margin
+)
+
+// vocabNames are the 37 atom names the formats' vocabulary has.
+const vocabNames = "C CA CB CD CD1 CD2 CE CE1 CE2 CE3 CG CG1 CG2 CH2 CZ CZ2 CZ3 " +
+	"N ND1 ND2 NE NE1 NE2 NH1 NH2 NZ O OD1 OD2 OE1 OE2 OG OG1 OH SD SG OXT"
+
+var vocabAtoms = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(vocabNames) {
+		m[n] = true
+	}
+	return m
+}()
+
+// inVocab is vocabAtoms[n] without hashing (a string switch).
+func inVocab(n string) bool {
+	switch n {
+	case "C", "CA", "CB", "CD", "CD1", "CD2", "CE", "CE1", "CE2", "CE3", "CG", "CG1", "CG2", "CH2", "CZ", "CZ2", "CZ3",
+		"N", "ND1", "ND2", "NE", "NE1", "NE2", "NH1", "NH2", "NZ", "O", "OD1", "OD2", "OE1", "OE2", "OG", "OG1", "OH",
+		"SD", "SG", "OXT":
+		return true
+	}
+	return false
+}
+
+// Atoms are a document's eligible atoms: residue sequence order, then walk
+// order within each residue.
+type Atoms struct {
+	Res    []int32      // the residue (analysis index) of each atom
+	Name   []string     // its trimmed atom name, e.g. "CA"
+	Sp     []string     // its token with a leading space, e.g. " <CA>" (Writer.Sp)
+	Coord  [][3]float64 // its coordinates, as read
+	Joined int          // residues that got at least one atom
+	// DuplicateKeys counts polymer residues of the structure dropped because
+	// an earlier one had the same (chain, number) key (the reference warns).
+	DuplicateKeys int
+}
+
+// resKey is (chain, author number): the chain as its index in the
+// Scratch's chain list.
+type resKey struct {
+	chain int32
+	num   int64
+}
+
+// chainID returns the index of chain key c in s.chains, adding it.
+func (s *Scratch) chainID(c string) int32 {
+	for i, k := range s.chains {
+		if k == c {
+			return int32(i)
+		}
+	}
+	s.chains = append(s.chains, c)
+	return int32(len(s.chains) - 1)
+}
+
+// chainKey spells a chain id as the reference's join does: trimmed, "_"
+// when blank (pyconfind's spelling).
+func chainKey(name string) string {
+	if s := strings.TrimSpace(name); s != "" {
+		return s
+	}
+	return "_"
+}
+
+type span struct{ from, to int }
+
+// JoinAtoms walks model 0's polymer residues (chain.get_polymer after
+// setup_entities), keeps each residue's non-hydrogen atoms whose trimmed
+// name is in the vocabulary (the first of each name: the first altloc
+// wins), keys them by (chain, author number) without the insertion code
+// (the first residue of a key wins), and gives every analysis residue the
+// atoms of its key, so that residues sharing a key share its atoms.
+func JoinAtoms(st *structure.Structure, a *contactsv1.Analysis) Atoms {
+	var s Scratch
+	s.joinAtoms(st, a)
+	return s.atoms
+}
+
+// joinAtoms is JoinAtoms into s's reused memory (s.atoms).
+func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
+	out := &s.atoms
+	*out = Atoms{Res: out.Res[:0], Name: out.Name[:0], Sp: out.Sp[:0], Coord: out.Coord[:0]}
+	if s.byKey == nil {
+		s.byKey = map[resKey]span{}
+	}
+	byKey := s.byKey
+	clear(byKey)
+	names, coords := s.names[:0], s.coords[:0]
+	s.chains = s.chains[:0]
+	if len(st.Models) > 0 {
+		for ci := range st.Models[0].Chains {
+			ch := &st.Models[0].Chains[ci]
+			key := s.chainID(chainKey(ch.Name))
+			for _, res := range ch.Polymer() {
+				from := len(names)
+			atoms:
+				for k := range res.Atoms {
+					at := &res.Atoms[k]
+					if at.IsHydrogen() {
+						continue
+					}
+					n := at.Name
+					if len(n) == 0 || n[0] == ' ' || n[len(n)-1] == ' ' {
+						n = strings.TrimSpace(n)
+					}
+					if !inVocab(n) {
+						continue
+					}
+					for _, seen := range names[from:] {
+						if seen == n {
+							continue atoms
+						}
+					}
+					names = append(names, n)
+					coords = append(coords, [3]float64{at.X, at.Y, at.Z})
+				}
+				if len(names) == from {
+					continue
+				}
+				k := resKey{key, int64(res.AuthSeq)}
+				if _, dup := byKey[k]; dup {
+					out.DuplicateKeys++
+					names, coords = names[:from], coords[:from]
+					continue
+				}
+				byKey[k] = span{from, len(names)}
+			}
+		}
+	}
+	s.names, s.coords = names, coords
+	last, lastID := "", int32(-1)
+	for r := range a.ResName {
+		if c := a.ResChain[r]; c != last || lastID < 0 {
+			last, lastID = c, s.chainID(chainKey(c))
+		}
+		sp, ok := byKey[resKey{lastID, a.ResNum[r]}]
+		if !ok {
+			continue
+		}
+		out.Joined++
+		for i := sp.from; i < sp.to; i++ {
+			out.Res = append(out.Res, int32(r))
+			out.Name = append(out.Name, names[i])
+			out.Sp = append(out.Sp, AtomSp(names[i]))
+			out.Coord = append(out.Coord, coords[i])
+		}
+	}
+}
+
+// Check applies the analysis-side rules in the reference's order: no
+// residues, more than one chain. It returns a filter reason or "".
+func Check(a *contactsv1.Analysis) string {
+	if len(a.ResName) == 0 {
+		return FilterNoProtein
+	}
+	for _, c := range a.ResChain[1:] {
+		if c != a.ResChain[0] {
+			return FilterMultiChain
+		}
+	}
+	return ""
+}

@@ -1,0 +1,38 @@
+package coordfront
+
+import (
+	"errors"
+
+	"github.com/foldcorpus/foldcorpus/internal/confind"
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
+)
+
+// ConFind returns the analyzer that computes each structure's contact
+// degrees with ConFind (MarinFold's analyze_structure: native-only, its
+// contacts-v1 settings) and the rotamer library in the folder rotlib,
+// loaded once per process and shared by every format and shard
+// (confind.Shared). A bad or missing library is an error here, before any
+// structure is analyzed.
+func ConFind(rotlib string) (Analyzer, error) {
+	lib, err := confind.Shared(rotlib)
+	if err != nil {
+		return nil, err
+	}
+	return func(st *structure.Structure, name string) (*contactsv1.Analysis, error) {
+		return confind.AnalyzeNative(st, name, lib)
+	}, nil
+}
+
+// analysisFilter maps the analysis errors that the reference's drivers
+// catch and skip (its ValueErrors: no protein residues, more than one
+// chain) to their filter reasons; "" for any other error.
+func analysisFilter(err error) string {
+	switch {
+	case errors.Is(err, confind.ErrNoProtein):
+		return FilterNoProtein
+	case errors.Is(err, confind.ErrMultiChain):
+		return FilterMultiChain
+	}
+	return ""
+}

@@ -1,0 +1,97 @@
+package coordfront
+
+import (
+	"math"
+
+	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
+)
+
+// Normals is CPython's random.gauss() stream on a Rand, with the value
+// computation split from the draws: Next consumes exactly the draws that
+// gauss() would (two random() calls for the first value of a pair, none for
+// the cached second value) and returns the pair's draws, so that callers
+// can compute values exactly (Exact) or approximately with a known bound
+// (Approx) and only when they need them. The cached second value survives
+// any number of other draws on the Rand, as in CPython; only Gaussian draws
+// may go through Normals once it is in use (never Rand.Gauss as well).
+type Normals struct {
+	R      *pyrandom.Rand
+	cached bool
+	cx, cu float64
+}
+
+// Draw is one gauss() value's inputs: the pair's x = random()*2pi and
+// u = 1.0 - random(), and which of the pair's two values it is.
+type Draw struct {
+	X, U   float64
+	Second bool
+}
+
+// Next returns the draws of the next gauss() value.
+func (n *Normals) Next() Draw {
+	if n.cached {
+		n.cached = false
+		return Draw{n.cx, n.cu, true}
+	}
+	x := n.R.Random() * (2 * math.Pi)
+	u := 1.0 - n.R.Random()
+	n.cx, n.cu, n.cached = x, u, true
+	return Draw{x, u, false}
+}
+
+// Exact is the standard normal value CPython's gauss() computes from d
+// (glibc's log, sin and cos where pyrandom.ExactLibm).
+func (d Draw) Exact() float64 {
+	g := math.Sqrt(-2.0 * pyrandom.Log(d.U))
+	if d.Second {
+		return pyrandom.Sin(d.X) * g
+	}
+	return pyrandom.Cos(d.X) * g
+}
+
+// Approx is Exact computed with Go's math.Log, math.Sin and math.Cos, which
+// are within pyrandom.GaussApproxErr of it (TestApproxWithinBound).
+func (d Draw) Approx() float64 {
+	g := math.Sqrt(-2.0 * math.Log(d.U))
+	if d.Second {
+		return math.Sin(d.X) * g
+	}
+	return math.Cos(d.X) * g
+}
+
+// ApproxCache is Approx remembering the last pair's sqrt(-2 log u), so
+// that the two values of a pair cost one log.
+type ApproxCache struct {
+	u, g float64
+	ok   bool
+}
+
+// Approx is d.Approx() with c's memo.
+func (c *ApproxCache) Approx(d Draw) float64 {
+	if !c.ok || c.u != d.U {
+		c.u, c.g, c.ok = d.U, math.Sqrt(-2.0*math.Log(d.U)), true
+	}
+	if d.Second {
+		return math.Sin(d.X) * c.g
+	}
+	return math.Cos(d.X) * c.g
+}
+
+// Gauss is gauss(0.0, sigma): the next value, computed exactly.
+func (n *Normals) Gauss(sigma float64) float64 {
+	return 0.0 + float64(n.Next().Exact()*sigma)
+}
+
+// RoundIsSafe reports whether rounding w half to even gives the same
+// integer for every value within tol of w: w is farther than tol (plus a
+// few ulps of w) from the nearest half-integer. Callers pass the value they
+// computed approximately and the bound on its error, and recompute it
+// exactly when this is false.
+func RoundIsSafe(w, tol float64) bool {
+	h := math.Floor(w) + 0.5
+	if a := math.Abs(w); a < 1<<20 {
+		return math.Abs(w-h) > tol+0x1p-30 // 4 ulps of 2^20
+	}
+	ulp := math.Nextafter(math.Abs(w)+1, math.Inf(1)) - (math.Abs(w) + 1)
+	return math.Abs(w-h) > tol+4*ulp
+}

@@ -1,0 +1,52 @@
+package coordfront
+
+import (
+	"math"
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
+)
+
+// TestNormalsIsGauss: Normals, interleaved with other draws and sigma
+// changes, gives Rand.Gauss's values (checked against CPython in
+// pyrandom) bit for bit, and Approx stays within GaussApproxErr of Exact.
+func TestNormalsIsGauss(t *testing.T) {
+	worst := 0.0
+	for seed := range uint64(50) {
+		a, b := pyrandom.New(seed), pyrandom.New(seed)
+		n := Normals{R: b}
+		for i := range 5000 {
+			sigma := []float64{1, 25, 2.5, 0.25, 2, 1.0 / 9}[i%6]
+			if i%7 == 3 { // other draws between Gaussians leave the cache alone
+				if x, y := a.Random(), b.Random(); x != y {
+					t.Fatalf("seed %d draw %d: random %v vs %v", seed, i, x, y)
+				}
+			}
+			want := a.Gauss(0, sigma)
+			d := n.Next()
+			got := 0.0 + d.Exact()*sigma
+			if math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("seed %d draw %d: Normals %v, Gauss %v", seed, i, got, want)
+			}
+			worst = max(worst, math.Abs(d.Approx()-d.Exact()))
+		}
+	}
+	if worst > pyrandom.GaussApproxErr {
+		t.Errorf("Approx is %g from Exact, more than GaussApproxErr %g", worst, pyrandom.GaussApproxErr)
+	}
+	t.Logf("largest |Approx - Exact| over 250000 values: %g", worst)
+}
+
+// TestInVocab: the switch lists exactly the vocabulary's atom names.
+func TestInVocab(t *testing.T) {
+	for n := range vocabAtoms {
+		if !inVocab(n) {
+			t.Errorf("inVocab(%q) = false", n)
+		}
+	}
+	for _, n := range []string{"", "H", "CA ", "OT1", "SE", "HA", "C1'", "P", "OXT1"} {
+		if inVocab(n) {
+			t.Errorf("inVocab(%q) = true", n)
+		}
+	}
+}

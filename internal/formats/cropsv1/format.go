@@ -1,0 +1,170 @@
+// Package cropsv1 is MarinFold's contacts-and-crops-v1 document format:
+// contacts-v1's sequence section and a random sample of its contacts, then,
+// in a randomly rotated and placed 1000 Å cube, a coarse 10 Å box for
+// atoms drawn across the structure (Pass 1) and 0.1 Å detail inside a few
+// spatial crops (Pass 2), in 8,192 tokens; byte-identical to the reference
+// generator
+// (../shared/formats/contacts-and-coordinates-crops-notes.md).
+//
+// The contact degrees are ConFind's, computed in the shard from the same
+// structure (Format.Analyze); the document is then a pure function of the
+// structure, the analysis, the entry id (the seed) and the options.
+package cropsv1
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
+	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
+)
+
+// Name is the format's registry name.
+const Name = "contacts-and-crops-v1"
+
+// Format is the contacts-and-crops-v1 format.Format. It holds its
+// configuration and its analyzer, and is safe for concurrent use when the
+// analyzer is.
+type Format struct {
+	cfg Config
+	// Analyze computes each structure's analysis (ConFind's degrees).
+	Analyze coordfront.Analyzer
+	// Rotlib is the rotamer library folder the options named.
+	Rotlib string
+	gens   sync.Pool // *Generator
+}
+
+var _ format.Format = (*Format)(nil)
+
+// knobs are the format's options, applied to cfg and rotlib.
+func knobs(cfg *Config, rotlib *string) []coordfront.Knob {
+	return append(coordfront.CommonKnobs(&cfg.Front, rotlib),
+		coordfront.Int("fine_reserve", &cfg.FineReserve, "tokens held back from Pass 1 for the crops"),
+		coordfront.Float("pass1_box_noise_sigma", &cfg.Pass1Sigma, "Pass-1 box noise, Å"),
+		coordfront.Float("pass2_select_random", &cfg.SelectRandom, "probability of a random atom's box"),
+		coordfront.Float("pass2_select_frontier", &cfg.SelectFrontier, "probability of a frontier box (re-show: the rest)"),
+		coordfront.Float("pass2_refine_noise_base", &cfg.RefineNoiseBase, "crop noise on a box's i-th read: base/(i+1)^2, Å"),
+		coordfront.Float("pass2_keep_prob", &cfg.KeepProb, "keep probability of a crop member"),
+	)
+}
+
+// OptionList lists every option with its default, sorted by key.
+func OptionList() []format.Option {
+	cfg, rot := DefaultConfig(), ""
+	return coordfront.Options(knobs(&cfg, &rot))
+}
+
+// Configure parses run options into a configuration and the rotamer
+// library folder (required). Errors wrap derrors.ErrPermanent.
+func Configure(opts map[string]string) (Config, string, error) {
+	cfg, rot := DefaultConfig(), ""
+	if err := coordfront.Apply(Name, knobs(&cfg, &rot), opts); err != nil {
+		return cfg, "", err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, "", derrors.Permanent(fmt.Errorf("%s: %w", Name, err))
+	}
+	return cfg, rot, nil
+}
+
+// New returns the format with cfg and an analyzer. Byte identity needs the
+// C library's log, sin and cos (pyrandom.ExactLibm): without cgo New fails.
+func New(cfg Config, analyze coordfront.Analyzer) (*Format, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, derrors.Permanent(fmt.Errorf("%s: %w", Name, err))
+	}
+	if !pyrandom.ExactLibm {
+		return nil, fmt.Errorf("%s: built without cgo, so gauss() cannot match CPython's glibc log/sin/cos bit for bit; build with CGO_ENABLED=1", Name)
+	}
+	return &Format{cfg: cfg, Analyze: analyze}, nil
+}
+
+// Config returns the format's configuration.
+func (f *Format) Config() Config { return f.cfg }
+
+func (f *Format) Name() string                   { return Name }
+func (f *Format) Kind() format.InputKind         { return format.FromStructure }
+func (f *Format) RecordColumns() []format.Column { return nil }
+
+// Columns are the reference's metadata_row after its document.
+func (f *Format) Columns() []format.Column {
+	i := func(n string) format.Column { return format.Column{Name: n, Type: format.Int64} }
+	fl := func(n string) format.Column { return format.Column{Name: n, Type: format.Float64} }
+	return []format.Column{{Name: "entry_id", Type: format.String}, i("seq_len"),
+		{Name: "global_plddt", Type: format.Float64, Nullable: true}, i("start_index"), i("n_term_index"),
+		i("c_term_index"), i("min_seq_separation"), i("num_contacts_eligible"), i("contacts_emitted"),
+		i("num_eligible_atoms"), i("num_pass1_mentions"), i("num_crops"), i("num_empty_crops"),
+		i("num_distinct_crop_boxes"), i("crop_atoms_emitted"), i("max_box_visits"),
+		fl("quat_w"), fl("quat_x"), fl("quat_y"), fl("quat_z"), fl("trans_x"), fl("trans_y"), fl("trans_z"),
+		{Name: "truncated", Type: format.Bool}, i("num_tokens"), {Name: "sha1", Type: format.String}}
+}
+
+// MixClasses names Result.Mix's counts (format.Mixer): the sequence
+// section's tokens, the contact statements, the Pass-1 mentions, the
+// coordinate section's tokens, the crops and the atoms in them.
+func (f *Format) MixClasses() []string {
+	return []string{format.MixSequence, format.MixContact, format.MixCoordinate, format.MixCoordinateTokens,
+		format.MixCrop, format.MixCropAtom}
+}
+
+// Generate writes in's document. The seed is in.EntryID, or, when empty,
+// the entry id of the structure's block name. An analysis failure is an
+// error (permanent unless the analyzer says transient); the reference's
+// skips and its caught analysis errors are filter outcomes.
+func (f *Format) Generate(in format.Input) (format.Result, error) {
+	a, id, filtered, err := coordfront.AnalyzeInput(f.Analyze, Name, in)
+	if err != nil || filtered != "" {
+		return format.Result{Filtered: filtered}, err
+	}
+	g, _ := f.gens.Get().(*Generator)
+	if g == nil {
+		g = new(Generator)
+	}
+	defer f.gens.Put(g)
+	d, filtered := g.Generate(in.Structure, a, id, f.cfg)
+	if d == nil {
+		return format.Result{Filtered: filtered}, nil
+	}
+	return format.Result{Document: d.Text, Values: d.Values(),
+		Mix: []int64{int64(2*d.SeqLen + coordfront.TerminusTokens), int64(d.ContactsEmitted), int64(d.NumPass1Mentions),
+			int64(pass1Mention*d.NumPass1Mentions + cropHeader*d.NumCrops + cropAtom*d.CropAtomsEmitted),
+			int64(d.NumCrops), int64(d.CropAtomsEmitted)}}, nil
+}
+
+// Values is the metadata row aligned with Format.Columns.
+func (d *Document) Values() []any {
+	var plddt any
+	if d.GlobalPLDDT != nil && !math.IsNaN(*d.GlobalPLDDT) {
+		plddt = *d.GlobalPLDDT
+	}
+	return []any{d.EntryID, int64(d.SeqLen), plddt, int64(d.StartIndex), int64(d.NTermIndex),
+		int64(d.CTermIndex), int64(d.MinSeqSeparation), int64(d.NumContactsEligible), int64(d.ContactsEmitted),
+		int64(d.NumEligibleAtoms), int64(d.NumPass1Mentions), int64(d.NumCrops), int64(d.NumEmptyCrops),
+		int64(d.NumDistinctCropBoxes), int64(d.CropAtomsEmitted), int64(d.MaxBoxVisits),
+		d.Quat[0], d.Quat[1], d.Quat[2], d.Quat[3], d.Trans[0], d.Trans[1], d.Trans[2],
+		d.Truncated, int64(d.NumTokens), d.SHA1}
+}
+
+// NewFromOptions builds the format from run options (the registry's
+// constructor): rotlib (required) names ConFind's rotamer library folder,
+// loaded once per process and shared; every other option takes the
+// reference's default when absent (OptionList).
+func NewFromOptions(opts map[string]string) (format.Format, error) {
+	cfg, rotlib, err := Configure(opts)
+	if err != nil {
+		return nil, err
+	}
+	an, err := coordfront.ConFind(rotlib)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	f, err := New(cfg, an)
+	if err != nil {
+		return nil, err
+	}
+	f.Rotlib = rotlib
+	return f, nil
+}

@@ -1,0 +1,281 @@
+package cropsv1
+
+import (
+	"math"
+	"slices"
+
+	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
+	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
+)
+
+// pass1 writes the coarse boxes: while a 4-token mention fits cap1, one
+// atom drawn with weight 1/(1 + draws of its residue so far) (one random()
+// against the sequential prefix sums), three Gaussians(Pass1Sigma), and the
+// noised point's box. It returns the tokens used.
+func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfront.Writer, d *Document) int {
+	m := len(f.Placed)
+	if m == 0 {
+		return 0
+	}
+	pick := &g.pick
+	pick.reset(f.Atoms.Res, f.L)
+	tol := noiseTol(cfg.Pass1Sigma)
+	used := 0
+	for used+pass1Mention <= cap1 {
+		idx := pick.draw(f.Rand)
+		p := f.Placed[idx]
+		var b [3]int
+		for j := range 3 {
+			b[j] = noisedTenths(p[j], cfg.Pass1Sigma, tol, f.Normals.Next(), &g.approx) / 100
+		}
+		res := int(f.Atoms.Res[idx])
+		w.Sp(coordfront.PositionSp(f.Pos(res)))
+		w.Sp(f.Atoms.Sp[idx])
+		boxTokens(w, b)
+		used += pass1Mention
+		pick.count(res)
+		d.NumPass1Mentions++
+	}
+	return used
+}
+
+// noiseTol bounds, in tenths, the error of a noised value computed with
+// the approximate Gaussian (coordfront.Draw.Approx) for placed values
+// within [0, 1000].
+func noiseTol(sigma float64) float64 { return 10 * pyrandom.GaussApproxBound(1000, sigma) }
+
+// noisedTenths is round(clamp(p + gauss(0, sigma), 0, 999.9) * 10) for the
+// Gaussian of d: computed with the approximate value, and again with the
+// exact one when the approximation's error (tol, in tenths) could change
+// the rounding.
+func noisedTenths(p, sigma, tol float64, d coordfront.Draw, c *coordfront.ApproxCache) int {
+	v := p + float64(0.0+float64(c.Approx(d)*sigma))
+	x := float64(min(999.9, max(0.0, v)) * 10)
+	if !coordfront.RoundIsSafe(x, tol) {
+		v = p + float64(0.0+float64(d.Exact()*sigma))
+		x = float64(min(999.9, max(0.0, v)) * 10)
+	}
+	return int(math.RoundToEven(x))
+}
+
+// boxKey orders boxes as Python orders their (x, y, z) tuples.
+func boxKey(b [3]int) int32 { return int32(b[0]*grid*grid + b[1]*grid + b[2]) }
+
+func keyBox(k int32) [3]int {
+	return [3]int{int(k) / (grid * grid), int(k) / grid % grid, int(k) % grid}
+}
+
+// neighbors appends the in-bounds 26-neighbourhood of b in the reference's
+// order (dx, dy, dz each -1, 0, 1, nested).
+func neighbors(dst [][3]int, b [3]int) [][3]int {
+	for dx := -1; dx <= 1; dx++ {
+		for dy := -1; dy <= 1; dy++ {
+			for dz := -1; dz <= 1; dz++ {
+				if dx == 0 && dy == 0 && dz == 0 {
+					continue
+				}
+				n := [3]int{b[0] + dx, b[1] + dy, b[2] + dz}
+				if n[0] >= 0 && n[0] < grid && n[1] >= 0 && n[1] < grid && n[2] >= 0 && n[2] < grid {
+					dst = append(dst, n)
+				}
+			}
+		}
+	}
+	return dst
+}
+
+type member struct {
+	atom int32
+	n    [3]int // the noised position in tenths
+}
+
+
+// pass2 writes the crops until a 3-token header no longer fits the budget,
+// or a crop overflows it (truncated).
+func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *coordfront.Writer, d *Document) {
+	m := len(f.Placed)
+	if m == 0 {
+		return
+	}
+	trueCell := grow(g.trueCell, m)
+	g.trueCell = trueCell
+	if g.cellSpan == nil {
+		g.cellSpan, g.shown = map[int32][2]int32{}, map[int32]int{}
+	}
+	// the atoms of each true cell, in increasing atom order: (cell, atom)
+	// pairs sorted, and each cell's run of them
+	packed := grow(g.packed, m)
+	g.packed = packed
+	for i, p := range f.Placed {
+		k := boxKey([3]int{cell(p[0]), cell(p[1]), cell(p[2])})
+		trueCell[i] = k
+		packed[i] = uint64(k)<<32 | uint64(i)
+	}
+	slices.Sort(packed)
+	order := grow(g.order, m)
+	g.order = order
+	cellSpan := g.cellSpan
+	clear(cellSpan) // only true cells are keys ("occupied")
+	for i := 0; i < m; {
+		k, j := int32(packed[i]>>32), i
+		for ; j < m && int32(packed[j]>>32) == k; j++ {
+			order[j] = int32(uint32(packed[j]))
+		}
+		cellSpan[k] = [2]int32{int32(i), int32(j)}
+		i = j
+	}
+	cellAtoms := func(k int32) []int32 {
+		if s, ok := cellSpan[k]; ok {
+			return order[s[0]:s[1]]
+		}
+		return nil
+	}
+	frontier := g.frontier[:0] // sorted
+	shown := g.shown
+	clear(shown)
+	shownOrder := g.shownOrder[:0] // first-shown order
+	nbs, included, counts := g.nbs, g.included, g.counts
+	defer func() {
+		g.frontier, g.shownOrder, g.nbs, g.included, g.counts = frontier, shownOrder, nbs, included, counts
+	}()
+	r := f.Rand
+	for used+cropHeader <= budget {
+		coin := r.Random()
+		var box int32
+		switch {
+		case len(shown) == 0 || coin < cfg.SelectRandom:
+			box = trueCell[r.RandBelow(m)]
+		case coin < cfg.SelectRandom+cfg.SelectFrontier:
+			if len(frontier) > 0 {
+				box = frontier[r.RandBelow(len(frontier))]
+			} else {
+				box = trueCell[r.RandBelow(m)]
+			}
+		default:
+			counts = counts[:0]
+			for _, b := range shownOrder {
+				counts = append(counts, float64(shown[b]))
+			}
+			total := coordfront.Fsum(counts)
+			x := r.Random() * total
+			cum := 0.0
+			box = shownOrder[len(shownOrder)-1]
+			for k, b := range shownOrder {
+				cum += counts[k]
+				if x < cum {
+					box = b
+					break
+				}
+			}
+		}
+		visit := shown[box]
+		sigma := cfg.RefineNoiseBase / float64((visit+1)*(visit+1))
+		bb := keyBox(box)
+		w.Tok(tokCrop)
+		boxTokens(w, bb)
+		used += cropHeader
+		d.NumCrops++
+
+		nbs = neighbors(nbs[:0], bb)
+		included = included[:0]
+		tol := noiseTol(sigma)
+		// the values each axis of the box holds (widened by 1e-6 for the
+		// roundings of v*10 and of its noise)
+		var lo, hi [3]float64
+		for j := range 3 {
+			lo[j], hi[j] = float64(10*bb[j])-0.05-1e-6, float64(10*bb[j])+9.95+1e-6
+			if bb[j] == 0 {
+				lo[j] = math.Inf(-1)
+			}
+			if bb[j] == grid-1 {
+				hi[j] = math.Inf(1)
+			}
+		}
+		// |gauss(0, sigma)|^2 <= sigma^2 * 2*ln(1/u) <= sigma^2 * 2*(1-u)/u
+		// (ln y <= y - 1), with room for the libm's and the products' ulps
+		s2 := 2 * sigma * sigma * (1 + 1e-9)
+		consider := func(ai int32) {
+			p := f.Placed[ai]
+			ds := [3]coordfront.Draw{f.Normals.Next(), f.Normals.Next(), f.Normals.Next()}
+			var n [3]int
+			for j := range 3 {
+				d := 0.0
+				if p[j] < lo[j] {
+					d = lo[j] - p[j]
+				} else if p[j] > hi[j] {
+					d = p[j] - hi[j]
+				}
+				if u := ds[j].U; d > 0 && s2*(1-u)/u < d*d {
+					return // its noise cannot reach the box: its cell differs
+				}
+				n[j] = noisedTenths(p[j], sigma, tol, ds[j], &g.approx)
+				if n[j]/100 != bb[j] {
+					return
+				}
+			}
+			if r.Random() >= cfg.KeepProb {
+				return
+			}
+			included = append(included, member{ai, n})
+		}
+		for _, ai := range cellAtoms(box) {
+			consider(ai)
+		}
+		for _, nb := range nbs {
+			for _, ai := range cellAtoms(boxKey(nb)) {
+				consider(ai)
+			}
+		}
+		pyrandom.Shuffle(r, included)
+		emitted := 0
+		truncated := false
+		for _, in := range included {
+			if used+cropAtom > budget {
+				truncated = true
+				break
+			}
+			n := in.n
+			w.Sp(coordfront.PositionSp(f.Pos(int(f.Atoms.Res[in.atom]))))
+			w.Sp(f.Atoms.Sp[in.atom])
+			w.Sp(coordfront.XYZSp(n[0]/10%10, n[1]/10%10, n[2]/10%10))
+			w.Sp(coordfront.XYZSp(n[0]%10, n[1]%10, n[2]%10))
+			used += cropAtom
+			emitted++
+		}
+		d.CropAtomsEmitted += emitted
+		if emitted == 0 {
+			d.NumEmptyCrops++
+		}
+		if visit == 0 {
+			shownOrder = append(shownOrder, box)
+		}
+		shown[box] = visit + 1
+		d.MaxBoxVisits = max(d.MaxBoxVisits, visit+1)
+		if i, ok := slices.BinarySearch(frontier, box); ok {
+			frontier = slices.Delete(frontier, i, i+1)
+		}
+		if _, occupied := cellSpan[box]; occupied {
+			for _, nb := range nbs {
+				k := boxKey(nb)
+				if _, seen := shown[k]; seen {
+					continue
+				}
+				if i, ok := slices.BinarySearch(frontier, k); !ok {
+					frontier = slices.Insert(frontier, i, k)
+				}
+			}
+		}
+		if truncated {
+			d.Truncated = true
+			break
+		}
+	}
+	d.NumDistinctCropBoxes = len(shown)
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,187 @@
+package cropsv1
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
+)
+
+// picker draws Pass 1's atoms as the reference does: weight
+// w_i = 1/(1 + k[res(i)]) per atom (k: the residue's draws so far), the
+// sequential float64 prefix sums C of w (numpy cumsum), one random() x,
+// r = x*C[M-1], and the first i with C[i] > r (searchsorted right).
+//
+// Recomputing C costs O(M) per draw. Instead the picker keeps the exact
+// real prefix sums W of the same float64 weights, per residue, in a
+// Fenwick tree of 128-bit fixed-point integers (each weight is an integer
+// multiple of 2^-80 while it is >= 2^-28). |C_j - W_j| <= M*u*W (u = 2^-53,
+// one rounding per addition), so when x*W lies farther than
+// delta = (2M+32)*u*W from both boundaries of the atom it falls in, that
+// atom is the reference's; otherwise (rarely) the picker computes C as
+// the reference does.
+type picker struct {
+	res     []int32   // atom -> residue
+	start   []int32   // residue -> its first atom (len L+1)
+	w       []float64 // residue -> its current weight
+	k       []float64 // residue -> its draws so far
+	tree    []u128    // Fenwick tree over residues of n_r*w_r*2^80
+	total   u128      // the tree's sum
+	cdf     []float64 // the slow path's prefix sums
+	exactOK bool      // every weight is >= 2^-28 (fixed point exact)
+	slow    int       // draws that took the slow path
+}
+
+// u128 is an unsigned 128-bit integer; arithmetic wraps.
+type u128 struct{ hi, lo uint64 }
+
+func (a u128) add(b u128) u128 {
+	lo, c := bits.Add64(a.lo, b.lo, 0)
+	return u128{a.hi + b.hi + c, lo}
+}
+
+func (a u128) sub(b u128) u128 {
+	lo, c := bits.Sub64(a.lo, b.lo, 0)
+	return u128{a.hi - b.hi - c, lo}
+}
+
+func (a u128) mul(n uint64) u128 {
+	hi, lo := bits.Mul64(a.lo, n)
+	return u128{a.hi*n + hi, lo}
+}
+
+func (a u128) less(b u128) bool { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo) }
+
+// float is a as a float64 times 2^-80 (within an ulp).
+func (a u128) float() float64 { return (float64(a.hi)*0x1p64 + float64(a.lo)) * 0x1p-80 }
+
+// fixed is w*2^80 as an integer, exact for w in [2^-28, 2^16); ok false
+// otherwise.
+func fixed(w float64) (u128, bool) {
+	if !(w >= 0x1p-28 && w < 0x1p16) {
+		return u128{}, false
+	}
+	b := math.Float64bits(w)
+	e := int(b>>52&0x7ff) - 1023
+	m := b&(1<<52-1) | 1<<52
+	sh := e + 28 // w*2^80 = m * 2^(e-52+80)
+	return u128{m >> (64 - sh), m << sh}, true
+}
+
+// toFixed is floor(v*2^80) for 0 <= v < 2^16.
+func toFixed(v float64) u128 {
+	x := v * 0x1p80
+	hi := math.Floor(x * 0x1p-64)
+	return u128{uint64(hi), uint64(x - hi*0x1p64)}
+}
+
+func newPicker(res []int32, L int) *picker {
+	p := new(picker)
+	p.reset(res, L)
+	return p
+}
+
+// reset starts p over for atoms res of L residues, reusing its memory.
+func (p *picker) reset(res []int32, L int) {
+	*p = picker{res: res, start: grow(p.start, L+1), w: grow(p.w, L), k: grow(p.k, L), tree: grow(p.tree, L+1),
+		cdf: grow(p.cdf, len(res)), exactOK: true}
+	clear(p.start)
+	clear(p.k)
+	clear(p.tree)
+	for _, r := range res {
+		p.start[r+1]++
+	}
+	for r := range L {
+		p.start[r+1] += p.start[r]
+		p.w[r] = 1.0
+	}
+	one, _ := fixed(1.0)
+	for r := range L {
+		p.addTree(r, one.mul(uint64(p.start[r+1]-p.start[r])))
+	}
+}
+
+func (p *picker) addTree(r int, v u128) {
+	p.total = p.total.add(v)
+	for i := r + 1; i < len(p.tree); i += i & -i {
+		p.tree[i] = p.tree[i].add(v)
+	}
+}
+
+// find returns the first residue r with prefix(r+1) > x, and prefix(r).
+func (p *picker) find(x u128) (int, u128) {
+	pos, acc := 0, u128{}
+	step := 1
+	for step*2 < len(p.tree) {
+		step *= 2
+	}
+	for ; step > 0; step /= 2 {
+		if n := pos + step; n < len(p.tree) {
+			if s := acc.add(p.tree[n]); !x.less(s) { // s <= x
+				pos, acc = n, s
+			}
+		}
+	}
+	return pos, acc
+}
+
+// draw takes one random() and returns the atom the reference picks.
+func (p *picker) draw(r *pyrandom.Rand) int {
+	x := r.Random()
+	m := len(p.res)
+	if p.exactOK {
+		wt := p.total.float()
+		rf := x * wt
+		delta := float64(2*m+32) * 0x1p-53 * wt
+		res, before := p.find(toFixed(rf))
+		if res < len(p.w) {
+			n := int(p.start[res+1] - p.start[res])
+			wr := p.w[res]
+			t := int((rf - before.float()) / wr)
+			t = max(0, min(n-1, t))
+			fw, _ := fixed(wr)
+			lower := before.add(fw.mul(uint64(t)))
+			upper := lower.add(fw)
+			if lower.float()+delta < rf && rf+delta < upper.float() {
+				return int(p.start[res]) + t
+			}
+		}
+	}
+	p.slow++
+	c := 0.0
+	for i, res := range p.res {
+		c += p.w[res]
+		p.cdf[i] = c
+	}
+	rv := x * c
+	lo, hi := 0, m // first i with cdf[i] > rv
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if p.cdf[mid] > rv {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return min(lo, m-1)
+}
+
+// count records one more draw of residue res: its weight becomes
+// 1/(1 + k), as numpy computes it.
+func (p *picker) count(res int) {
+	old := p.w[res]
+	p.k[res] += 1.0
+	nw := 1.0 / (1.0 + p.k[res])
+	p.w[res] = nw
+	if !p.exactOK {
+		return
+	}
+	fo, _ := fixed(old)
+	fn, ok := fixed(nw)
+	if !ok {
+		p.exactOK = false
+		return
+	}
+	n := uint64(p.start[res+1] - p.start[res])
+	p.addTree(res, fn.mul(n).sub(fo.mul(n)))
+}
