@@ -1,57 +1,34 @@
-//go:build cgo
-
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"sort"
-
-	"github.com/foldcorpus/foldcorpus/internal/bench"
+	"strings"
 )
 
-// benchmarks are the `foldcorpus bench KIND` subcommands; each registers
-// itself from its own file with registerBench. The harnesses live in
-// internal/bench; a kind's error wrapping bench.ErrUsage exits 2.
-var benchmarks = map[string]command{}
-
-func registerBench(name, summary string, run func(ctx context.Context, args []string) error) {
-	if _, dup := benchmarks[name]; dup {
-		panic("foldcorpus: bench registered twice: " + name)
-	}
-	benchmarks[name] = command{name, summary, run}
-}
-
 func init() {
-	register("bench", "measure speed and memory side by side with a baseline (bench KIND ...)", runBench)
+	register("bench", "moved: the benchmarks are a command of their own, go run ./cmd/foldcorpus-bench KIND", runBench)
 }
 
-func runBench(ctx context.Context, args []string) error {
-	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" {
-		w, err := os.Stderr, error(&exitError{2, fmt.Errorf("missing benchmark kind")})
-		if len(args) > 0 {
-			w, err = os.Stdout, errHelp
-		}
-		names := make([]string, 0, len(benchmarks))
-		for n := range benchmarks {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		fmt.Fprintln(w, "usage: foldcorpus bench KIND [flags] [args]\n\nkinds:")
-		for _, n := range names {
-			fmt.Fprintf(w, "  %-10s %s\n", n, benchmarks[n].summary)
-		}
-		return err
+// benchMoved is what `foldcorpus bench` says: the benchmarks and the fakes
+// they run on (emulators, fake-gcs-server, the fake Hub, the buildpack
+// replay) are a binary of their own, so that the CLI users install links
+// none of them.
+const benchMoved = "the benchmarks are a command of their own, so that this CLI links none of their fakes: " +
+	"from the repository, go run ./cmd/foldcorpus-bench KIND [flags] [args] (`go run ./cmd/foldcorpus-bench help` lists the kinds)"
+
+// runBench points a user of the old `foldcorpus bench KIND ...` to
+// foldcorpus-bench, naming the command to run: exit 0 for help, 2 (a usage
+// error) otherwise.
+func runBench(_ context.Context, args []string) error {
+	if len(args) > 0 && (isHelp(args[0]) || args[0] == "help") {
+		fmt.Fprintln(os.Stdout, "usage: go run ./cmd/foldcorpus-bench KIND [flags] [args]\n\n"+benchMoved)
+		return errHelp
 	}
-	b, ok := benchmarks[args[0]]
-	if !ok {
-		return &exitError{2, fmt.Errorf("unknown benchmark %q", args[0])}
+	msg := benchMoved
+	if len(args) > 0 {
+		msg += fmt.Sprintf("; here: go run ./cmd/foldcorpus-bench %s", strings.Join(args, " "))
 	}
-	err := b.run(ctx, args[1:])
-	if errors.Is(err, bench.ErrUsage) {
-		return &exitError{2, err}
-	}
-	return err
+	return &exitError{2, fmt.Errorf("%s", msg)}
 }

@@ -88,9 +88,6 @@ func TestCLIHelpExitsZero(t *testing.T) {
 	for name := range commands {
 		cases = append(cases, []string{name, "-h"}, []string{name, "--help"}, []string{"help", name})
 	}
-	for kind := range benchmarks {
-		cases = append(cases, []string{"bench", kind, "-h"})
-	}
 	for _, args := range cases {
 		stdout, stderr, code := runCLI(t, args...)
 		if code != 0 || strings.Contains(stderr, "help requested") || len(stdout)+len(stderr) == 0 {

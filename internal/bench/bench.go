@@ -1,13 +1,15 @@
-// Package bench holds the harnesses behind `foldcorpus bench KIND`: each
+// Package bench holds the harnesses behind `foldcorpus-bench KIND`: each
 // kind measures one path of the pipeline side by side with a baseline run in
 // the same invocation (a Python re-implementation of the reference, gemmi, a
 // plain scan) and prints the ratio. Every kind is a function
-// func(ctx, args) error that parses its own flags; the CLI registers each
-// one from a thin file of its own (cmd/foldcorpus/bench_KIND.go).
+// func(ctx, args) error that parses its own flags; cmd/foldcorpus-bench
+// lists each one in its command table, one line per kind.
 //
-// Kinds that measure whole processes re-run the running binary
-// (os.Executable) as `foldcorpus bench KIND --child ...` or as another
-// foldcorpus command, so they work only inside the foldcorpus CLI.
+// Kinds that measure whole processes run the foldcorpus CLI's commands
+// (run, doc, inspect, select: the binary users run, found by CLI) and
+// re-run the running bench binary (os.Executable) as
+// `foldcorpus-bench KIND --child ...` for their own children, so they work
+// only inside the foldcorpus-bench command.
 package bench
 
 import (

@@ -97,7 +97,7 @@ func Confind(ctx context.Context, args []string) error {
 			return fmt.Errorf("writing the synthetic library (%s): %w\n%s", *synth, err, out)
 		}
 	}
-	self, err := os.Executable()
+	self, err := CLI(ctx)
 	if err != nil {
 		return err
 	}

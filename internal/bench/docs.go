@@ -116,7 +116,7 @@ func Docs(ctx context.Context, args []string) error {
 	opts := optFlag{}
 	fset.Var(opts, "opt", "format knob key=value (repeatable)")
 	fset.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: foldcorpus bench docs [--format F] [--reps N] DIR   (e.g. ../shared/corpus/afdb)")
+		fmt.Fprintln(os.Stderr, "usage: foldcorpus-bench docs [--format F] [--reps N] DIR   (e.g. ../shared/corpus/afdb)")
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {

@@ -82,7 +82,7 @@ func Parse(ctx context.Context, args []string) error {
 	procs := fs.Int("procs", 1, "GOMAXPROCS while timing (1 = one core, as the goal is stated)")
 	reps := fs.Int("reps", 3, "passes over all files per trial (longer trials steady the CPU-time figures)")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: foldcorpus bench parse [flags] DIR")
+		fmt.Fprintln(os.Stderr, "usage: foldcorpus-bench parse [flags] DIR")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -204,7 +204,7 @@ func Parse(ctx context.Context, args []string) error {
 	if failed > 0 {
 		fmt.Printf("  (%d files failed to read)\n", failed)
 	}
-	fmt.Printf("  memory: %.0f allocations/MB, %.2f MB allocated per MB read; peak RSS %.1f MiB = %.1f MiB process baseline (this binary links every foldcorpus command) + %.1f MiB files held in memory + %.1f MiB for parsing\n",
+	fmt.Printf("  memory: %.0f allocations/MB, %.2f MB allocated per MB read; peak RSS %.1f MiB = %.1f MiB process baseline (this bench binary, its harnesses included) + %.1f MiB files held in memory + %.1f MiB for parsing\n",
 		allocsPerMB, bytesPerMB/1e6, float64(maxRSSKB())/1024, float64(rssStart)/1024, float64(rssFiles-rssStart)/1024, float64(maxRSSKB()-rssFiles)/1024)
 	debug.FreeOSMemory()
 	if gemmiOK {

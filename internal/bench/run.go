@@ -36,16 +36,12 @@ func Run(ctx context.Context, args []string) error {
 	reps := fs.Int("reps", 3, "runs of each measured process (medians are reported)")
 	profile := fs.String("cpuprofile", "", "write CPU profiles of the measured children to this folder (run.pprof, doc.pprof, ...)")
 	dir := fs.String("dir", "", "working folder (default: a temporary one, removed after)")
-	noop := fs.Bool("noop", false, "internal: exit at once (the process baseline)")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: foldcorpus bench run [flags] DIR   (e.g. ../shared/corpus/afdb)")
+		fmt.Fprintln(os.Stderr, "usage: foldcorpus-bench run [flags] DIR   (e.g. ../shared/corpus/afdb)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageError(err)
-	}
-	if *noop {
-		return nil
 	}
 	if fs.NArg() != 1 || *docs < 1 || *shards < 1 || *reps < 1 {
 		fs.Usage()
@@ -73,7 +69,7 @@ func Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	self, err := os.Executable()
+	self, err := CLI(ctx)
 	if err != nil {
 		return err
 	}
@@ -129,7 +125,7 @@ func Run(ctx context.Context, args []string) error {
 			return err
 		}
 		docCPU, docRSS = append(docCPU, m.cpu*1e3/float64(*docFiles)), append(docRSS, m.rssMiB)
-		m, err = child(ctx, self, nil, "bench", "run", "--noop")
+		m, err = child(ctx, self, nil, "version")
 		if err != nil {
 			return err
 		}
@@ -152,7 +148,7 @@ func Run(ctx context.Context, args []string) error {
 	row("  of which its report (`report` alone)", median(reportCPU))
 	row("foldcorpus doc", median(docCPU))
 	fmt.Printf("reference: %.1f docs/s/core (%.1f ms/doc; Python + gemmi, see bench docs); goal: run and doc <= 1.2x the inner loop (>= 100x the reference)\n", 1e3/ref, ref)
-	fmt.Printf("process baseline (a foldcorpus process that exits at once): %.1f ms CPU; run wall %.2f s; peak RSS run %.0f MiB, doc %.0f MiB\n",
+	fmt.Printf("process baseline (`foldcorpus version`, a process that exits at once): %.1f ms CPU; run wall %.2f s; peak RSS run %.0f MiB, doc %.0f MiB\n",
 		median(noopCPU), median(runWall), median(runRSS), median(docRSS))
 	verdict := func(name string, xs []float64) string {
 		r := median(xs) / in

@@ -64,10 +64,14 @@ func Select(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	cliBin, err := CLI(ctx)
+	if err != nil {
+		return err
+	}
 	// Generate in a child: a child's peak RSS starts from its parent's
 	// (Linux counts the pre-exec image), so this process must stay small.
 	t0 := time.Now()
-	gen := exec.CommandContext(ctx, self, "bench", "select", "--generate-only", "--dir", *dir,
+	gen := exec.CommandContext(ctx, self, "select", "--generate-only", "--dir", *dir,
 		"--rows", fmt.Sprint(*rows), "--files", fmt.Sprint(*files), "--seed", fmt.Sprint(*seed))
 	gen.Stderr = os.Stderr
 	how, err := gen.Output()
@@ -85,10 +89,10 @@ func Select(ctx context.Context, args []string) error {
 
 	th := fmt.Sprint(*threads)
 	type result struct{ secs, rssMiB, cpu []float64 }
-	measure := func(name string, argv func(i int) []string) (result, error) {
+	measure := func(name, bin string, argv func(i int) []string) (result, error) {
 		var r result
 		for i := range *trials {
-			secs, rss, cpu, err := runChild(ctx, self, argv(i))
+			secs, rss, cpu, err := runChild(ctx, bin, argv(i))
 			if err != nil {
 				return r, fmt.Errorf("%s: %w", name, err)
 			}
@@ -105,13 +109,13 @@ func Select(ctx context.Context, args []string) error {
 	}
 	cleanup("full")
 	cleanup("quarter")
-	base, err := measure("baseline scan", func(int) []string {
-		return []string{"bench", "select", "--threads", th, "--scan-only", manifest}
+	base, err := measure("baseline scan", self, func(int) []string {
+		return []string{"select", "--threads", th, "--scan-only", manifest}
 	})
 	if err != nil {
 		return err
 	}
-	sel, err := measure("select", func(i int) []string {
+	sel, err := measure("select", cliBin, func(i int) []string {
 		return []string{"select", "--threads", th, "--input", manifest, "--out", outDir("full", i)}
 	})
 	if err != nil {
@@ -128,7 +132,7 @@ func Select(ctx context.Context, args []string) error {
 	cleanup("full")
 	var qsel result
 	if cfg.Files >= 4 {
-		if qsel, err = measure("select (1/4 rows)", func(i int) []string {
+		if qsel, err = measure("select (1/4 rows)", cliBin, func(i int) []string {
 			return []string{"select", "--threads", th, "--input", quarter, "--out", outDir("quarter", i)}
 		}); err != nil {
 			return err

@@ -86,7 +86,7 @@ func Shard(ctx context.Context, args []string) error {
 	}
 	measure1 := func(glob string, lat time.Duration, c int) (shardMeasure, error) {
 		var m shardMeasure
-		cmd := exec.CommandContext(ctx, self, "bench", "shard", "--child", glob, "--latency", lat.String(), "--fetch-concurrency", fmt.Sprint(c))
+		cmd := exec.CommandContext(ctx, self, "shard", "--child", glob, "--latency", lat.String(), "--fetch-concurrency", fmt.Sprint(c))
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()

@@ -7,25 +7,32 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foldcorpus/foldcorpus/internal/bench"
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
-// TestBenchSmoke runs every `foldcorpus bench` kind once on tiny inputs, so
+// TestBenchSmoke runs every `foldcorpus-bench` kind once on tiny inputs, so
 // that the benchmarks the notes quote cannot rot: each must exit 0 and print
 // its side-by-side figure. The figures themselves are not asserted (machines
-// are noisy); the full-size runs are done by hand.
+// are noisy); the full-size runs are done by hand. Every kind of the table
+// must have a case.
 func TestBenchSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI")
 	}
 	corpus := testcorpus.Dir(t)
 	// The shard and select benchmarks re-run the binary itself for each
-	// measured child, so the test runs the built CLI.
-	bin := filepath.Join(t.TempDir(), "foldcorpus")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	// measured child, so the test runs the built bench binary; the kinds
+	// that measure user commands find the CLI built beside it.
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "foldcorpus-bench")
+	for pkg, out := range map[string]string{".": bin, "../foldcorpus": filepath.Join(dir, "foldcorpus")} {
+		if msg, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
+		}
 	}
+	t.Setenv(bench.CLIEnv, "")
 	// three AFDB files and the mini library for bench confind
 	few := t.TempDir()
 	for _, name := range []string{"AF-P0CL56-F1-model_v4.cif", "AF-C1P619-F1-model_v6.cif", "AF-A0A023HJ61-F1-model_v4.cif"} {
@@ -38,6 +45,7 @@ func TestBenchSmoke(t *testing.T) {
 		args []string
 		want string // a word of the side-by-side line
 	}{
+		{"parse", []string{"--trials", "1", "--reps", "1", filepath.Join(corpus, "afdb")}, "gemmi"},
 		{"docs", []string{"--reps", "1", "--baseline-reps", "0", filepath.Join(corpus, "afdb")}, "reference"},
 		{"docs", []string{"--format", "contacts-v1", "--reps", "1", "--baseline-reps", "0", filepath.Join(corpus, "golden")}, "reference"},
 		// a 64-row shard is too small and too noisy for the overlap target
@@ -49,7 +57,18 @@ func TestBenchSmoke(t *testing.T) {
 		{"cloud", []string{"--shards", "4", "--rows", "5", "--timeout", "5m", "--source", "../.."}, "0 lost, 0 duplicated"},
 		{"confind", []string{"--reps", "1", "--rotlib", filepath.Join(corpus, "golden", "confind-mini-rotlib"), few}, "gemmi"},
 		{"inspect", []string{"--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "gemmi"},
+		{"inspect", []string{"--pdb", "--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "pdb/mmcif per atom"},
 		{"tokenize", []string{"--corpus", corpus, "--reps", "1", "--stream", "200", "--shard-rows", "10"}, "projection"},
+		{"fetch-manifest", []string{"--files", "4", "--rows", "8", "--latency", "1ms", "--repeat", "1"}, "floor"},
+	}
+	covered := map[string]bool{}
+	for _, c := range cases {
+		covered[c.kind] = true
+	}
+	for _, k := range kinds {
+		if !covered[k.name] {
+			t.Errorf("kind %s has no smoke case", k.name)
+		}
 	}
 	for _, c := range cases {
 		t.Run(c.kind+"/"+strings.Join(c.args[:2], ""), func(t *testing.T) {
@@ -64,12 +83,12 @@ func TestBenchSmoke(t *testing.T) {
 					}
 				}
 			}
-			out, err := exec.Command(bin, append([]string{"bench", c.kind}, c.args...)...).CombinedOutput()
+			out, err := exec.Command(bin, append([]string{c.kind}, c.args...)...).CombinedOutput()
 			if err != nil {
-				t.Fatalf("foldcorpus bench %s %v: %v\n%s", c.kind, c.args, err, out)
+				t.Fatalf("foldcorpus-bench %s %v: %v\n%s", c.kind, c.args, err, out)
 			}
 			if !strings.Contains(strings.ToLower(string(out)), c.want) {
-				t.Errorf("foldcorpus bench %s printed no %q line:\n%s", c.kind, c.want, out)
+				t.Errorf("foldcorpus-bench %s printed no %q line:\n%s", c.kind, c.want, out)
 			}
 		})
 	}
