@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
@@ -74,7 +72,8 @@ func lineError(file string, line int, format string, args ...any) error {
 }
 
 // LoadLibrary reads dir/EBL.out and dir/BEBL.out. It does no network I/O
-// and keeps no file open; it may be called concurrently. A missing file or
+// and keeps no file open; it may be called concurrently, and retrying
+// gives the same result for the same files (nothing is cached: see Shared). A missing file or
 // a malformed line is an error wrapping ErrLibrary and derrors.ErrPermanent
 // that names the file and, for content errors, the line.
 func LoadLibrary(dir string) (*Library, error) {
@@ -126,8 +125,9 @@ func Shared(dir string) (*Library, error) {
 	return s.lib, s.err
 }
 
-// ReadLibrary parses the two library texts; eblName and beblName are used
-// in error messages. Errors are as LoadLibrary's.
+// ReadLibrary parses the two library texts (reading each to EOF);
+// eblName and beblName are used in error messages. Errors are as
+// LoadLibrary's.
 func ReadLibrary(ebl io.Reader, eblName string, bebl io.Reader, beblName string) (*Library, error) {
 	lib := &Library{ebl: map[string]*template{}, bebl: map[string]*binTable{}}
 	if err := lib.readEBL(ebl, eblName); err != nil {
@@ -420,219 +420,3 @@ func bbSlot(name string) int {
 
 // notTested are the placed-atom names never tested for clashes.
 var notTested = map[string]bool{"N": true, "C": true, "CA": true, "H": true, "O": true, "NT": true, "HA": true, "HN": true}
-
-// build validates the block and computes the placement coefficients.
-func (e *eblResidue) build(file string) (*template, error) {
-	if e.rows == 0 {
-		return nil, lineError(file, e.line, "RESI %s has no CONF rows", e.name)
-	}
-	if e.weights == nil {
-		return nil, lineError(file, e.line, "RESI %s has no WEIGHTS line", e.name)
-	}
-	if len(e.weights) != e.rows {
-		return nil, lineError(file, e.weightLine, "RESI %s has %d WEIGHTS for %d CONF rows", e.name, len(e.weights), e.rows)
-	}
-	m := len(e.dih)
-	t := &template{name: e.name, rows: e.rows, weights: e.weights,
-		constCoef: make([][4]float64, m), varIdx: make([]int, m)}
-	for k := range e.dih {
-		t.atoms = append(t.atoms, e.dih[k][3])
-		t.parents = append(t.parents, [3]string{e.dih[k][0], e.dih[k][1], e.dih[k][2]})
-	}
-	at := map[string]int{}
-	for k := range e.dih {
-		var ref [3]int
-		for i, p := range t.parents[k] {
-			if j, ok := at[p]; ok {
-				ref[i] = j
-				continue
-			}
-			slot := bbSlot(p)
-			ref[i] = -1 - slot
-			t.needBB[slot] = true
-		}
-		t.parentRef = append(t.parentRef, ref)
-		from := -1
-		for j := 0; j < k; j++ {
-			if t.parentRef[j][1] == ref[0] && t.parentRef[j][2] == ref[1] {
-				from = j
-				break
-			}
-		}
-		t.abFrom = append(t.abFrom, from)
-		at[t.atoms[k]] = k
-		tested := !notTested[t.atoms[k]] && (t.atoms[k] != "CB" || t.name == "ALA")
-		t.tested = append(t.tested, tested)
-		c := tested && !strings.HasPrefix(t.atoms[k], "H")
-		t.contact = append(t.contact, c)
-		if c {
-			t.nContact++
-		}
-	}
-	w := 3 * m
-	for k := 0; k < m; k++ {
-		t.varIdx[k] = -1
-		for r := 1; r < e.rows; r++ {
-			a, b := e.conf[r*w:], e.conf[:w]
-			if a[k] != b[k] || a[m+k] != b[m+k] || a[2*m+k] != b[2*m+k] || math.Signbit(a[k]) != math.Signbit(b[k]) {
-				t.varIdx[k] = t.nVar
-				t.nVar++
-				break
-			}
-		}
-		if t.varIdx[k] < 0 {
-			t.constCoef[k] = coefOf(e.conf[k], e.conf[m+k], e.conf[2*m+k])
-		}
-	}
-	if t.nVar > 0 {
-		t.varCoef = make([]float64, e.rows*t.nVar*4)
-		var lastIn [3]float64
-		var last [4]float64
-		for k := 0; k < m; k++ {
-			vi := t.varIdx[k]
-			if vi < 0 {
-				continue
-			}
-			for r := 0; r < e.rows; r++ {
-				row := e.conf[r*w:]
-				in := [3]float64{row[k], row[m+k], row[2*m+k]}
-				if r == 0 || in != lastIn || math.Signbit(in[0]) != math.Signbit(lastIn[0]) {
-					last, lastIn = coefOf(in[0], in[1], in[2]), in
-				}
-				copy(t.varCoef[(r*t.nVar+vi)*4:], last[:])
-			}
-		}
-	}
-	return t, nil
-}
-
-// degToRad is pi/180 as the float64 pyconfind multiplies by.
-const degToRad = 0x1.1df46a2529d39p-6
-
-// coefOf returns (bond, -cos t, sin t cos p, sin t sin p) for one placed
-// atom (dihedral p and angle t in degrees), the scalars of the NeRF step.
-func coefOf(dih, ang, bond float64) [4]float64 {
-	t := ang * degToRad
-	p := dih * degToRad
-	st := math.Sin(t)
-	return [4]float64{bond, -math.Cos(t), st * math.Cos(p), st * math.Sin(p)}
-}
-
-func (lib *Library) readBEBL(r io.Reader, name string) error {
-	var cur *binTable
-	var curName string
-	var bin []int32 // the current BIN's key, nil for none
-	var wild bool
-	levnum, levLine := -1, 0
-	var haveBin bool
-	var binLine int
-	checkBin := func() error {
-		if haveBin && levnum < 0 {
-			return lineError(name, binLine, "BIN without LEVNUM/CONFIDX in RESI %s", curName)
-		}
-		return nil
-	}
-	err := lines(r, name, func(ln int, f [][]byte) error {
-		kw := string(f[0])
-		switch kw {
-		case "PHIBIN", "PSIBIN":
-			if len(f) != 2 {
-				return lineError(name, ln, "%s wants one value", kw)
-			}
-			v, err := parseFloat(f[1])
-			if err != nil || !(v > 0) {
-				return lineError(name, ln, "%s %q is not a positive number", kw, f[1])
-			}
-			if kw == "PHIBIN" {
-				lib.phiBin = v
-			} else {
-				lib.psiBin = v
-			}
-		case "RESI":
-			if err := checkBin(); err != nil {
-				return err
-			}
-			if len(f) != 2 {
-				return lineError(name, ln, "RESI wants one residue name")
-			}
-			curName = string(f[1])
-			if _, dup := lib.bebl[curName]; dup {
-				return lineError(name, ln, "residue %s defined twice", curName)
-			}
-			cur = &binTable{bins: map[[2]int32][]int32{}}
-			lib.bebl[curName] = cur
-			haveBin = false
-		case "BIN":
-			if cur == nil {
-				return lineError(name, ln, "BIN before RESI")
-			}
-			if err := checkBin(); err != nil {
-				return err
-			}
-			if len(f) != 3 {
-				return lineError(name, ln, "BIN wants phi and psi")
-			}
-			wild = string(f[1]) == "*" || string(f[2]) == "*"
-			bin = nil
-			if !wild {
-				phi, e1 := strconv.Atoi(string(f[1]))
-				psi, e2 := strconv.Atoi(string(f[2]))
-				if e1 != nil || e2 != nil {
-					return lineError(name, ln, "BIN %s %s: not integers or *", f[1], f[2])
-				}
-				bin = []int32{int32(phi), int32(psi)}
-			}
-			haveBin, binLine, levnum = true, ln, -1
-		case "LEVNUM":
-			if !haveBin || len(f) != 2 {
-				return lineError(name, ln, "LEVNUM wants one count after a BIN")
-			}
-			n, err := strconv.Atoi(string(f[1]))
-			if err != nil || n < 0 {
-				return lineError(name, ln, "LEVNUM %q is not a count", f[1])
-			}
-			levnum, levLine = n, ln
-		case "CONFIDX":
-			if !haveBin || levnum < 0 {
-				return lineError(name, ln, "CONFIDX without BIN and LEVNUM")
-			}
-			if len(f)-1 != levnum {
-				return lineError(name, ln, "CONFIDX has %d indices, LEVNUM (line %d) says %d", len(f)-1, levLine, levnum)
-			}
-			t := lib.ebl[curName]
-			idx := make([]int32, levnum)
-			for k, tok := range f[1:] {
-				v, err := strconv.Atoi(string(tok))
-				if err != nil || v < 0 {
-					return lineError(name, ln, "CONFIDX %q is not an index", tok)
-				}
-				if t != nil && v >= t.rows {
-					return lineError(name, ln, "CONFIDX %d is out of range: RESI %s has %d CONF rows", v, curName, t.rows)
-				}
-				idx[k] = int32(v)
-			}
-			if t != nil && levnum > len(t.weights) {
-				return lineError(name, ln, "bin of %d rotamers but RESI %s has %d weights", levnum, curName, len(t.weights))
-			}
-			if wild {
-				cur.wildcard, cur.hasWild = idx, true
-			} else {
-				cur.bins[[2]int32{bin[0], bin[1]}] = idx
-			}
-			haveBin, levnum = false, 0
-		default:
-			return lineError(name, ln, "unknown keyword %q", kw)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if err := checkBin(); err != nil {
-		return err
-	}
-	if lib.phiBin == 0 || lib.psiBin == 0 {
-		return lineError(name, 0, "PHIBIN and PSIBIN are required")
-	}
-	return nil
-}

@@ -1,0 +1,103 @@
+package confind
+
+import (
+	"math"
+	"strings"
+)
+
+// build validates the block and computes the placement coefficients.
+func (e *eblResidue) build(file string) (*template, error) {
+	if e.rows == 0 {
+		return nil, lineError(file, e.line, "RESI %s has no CONF rows", e.name)
+	}
+	if e.weights == nil {
+		return nil, lineError(file, e.line, "RESI %s has no WEIGHTS line", e.name)
+	}
+	if len(e.weights) != e.rows {
+		return nil, lineError(file, e.weightLine, "RESI %s has %d WEIGHTS for %d CONF rows", e.name, len(e.weights), e.rows)
+	}
+	m := len(e.dih)
+	t := &template{name: e.name, rows: e.rows, weights: e.weights,
+		constCoef: make([][4]float64, m), varIdx: make([]int, m)}
+	for k := range e.dih {
+		t.atoms = append(t.atoms, e.dih[k][3])
+		t.parents = append(t.parents, [3]string{e.dih[k][0], e.dih[k][1], e.dih[k][2]})
+	}
+	at := map[string]int{}
+	for k := range e.dih {
+		var ref [3]int
+		for i, p := range t.parents[k] {
+			if j, ok := at[p]; ok {
+				ref[i] = j
+				continue
+			}
+			slot := bbSlot(p)
+			ref[i] = -1 - slot
+			t.needBB[slot] = true
+		}
+		t.parentRef = append(t.parentRef, ref)
+		from := -1
+		for j := 0; j < k; j++ {
+			if t.parentRef[j][1] == ref[0] && t.parentRef[j][2] == ref[1] {
+				from = j
+				break
+			}
+		}
+		t.abFrom = append(t.abFrom, from)
+		at[t.atoms[k]] = k
+		tested := !notTested[t.atoms[k]] && (t.atoms[k] != "CB" || t.name == "ALA")
+		t.tested = append(t.tested, tested)
+		c := tested && !strings.HasPrefix(t.atoms[k], "H")
+		t.contact = append(t.contact, c)
+		if c {
+			t.nContact++
+		}
+	}
+	w := 3 * m
+	for k := 0; k < m; k++ {
+		t.varIdx[k] = -1
+		for r := 1; r < e.rows; r++ {
+			a, b := e.conf[r*w:], e.conf[:w]
+			if a[k] != b[k] || a[m+k] != b[m+k] || a[2*m+k] != b[2*m+k] || math.Signbit(a[k]) != math.Signbit(b[k]) {
+				t.varIdx[k] = t.nVar
+				t.nVar++
+				break
+			}
+		}
+		if t.varIdx[k] < 0 {
+			t.constCoef[k] = coefOf(e.conf[k], e.conf[m+k], e.conf[2*m+k])
+		}
+	}
+	if t.nVar > 0 {
+		t.varCoef = make([]float64, e.rows*t.nVar*4)
+		var lastIn [3]float64
+		var last [4]float64
+		for k := 0; k < m; k++ {
+			vi := t.varIdx[k]
+			if vi < 0 {
+				continue
+			}
+			for r := 0; r < e.rows; r++ {
+				row := e.conf[r*w:]
+				in := [3]float64{row[k], row[m+k], row[2*m+k]}
+				if r == 0 || in != lastIn || math.Signbit(in[0]) != math.Signbit(lastIn[0]) {
+					last, lastIn = coefOf(in[0], in[1], in[2]), in
+				}
+				copy(t.varCoef[(r*t.nVar+vi)*4:], last[:])
+			}
+		}
+	}
+	return t, nil
+}
+
+// degToRad is pi/180 as the float64 pyconfind multiplies by.
+const degToRad = 0x1.1df46a2529d39p-6
+
+// coefOf returns (bond, -cos t, sin t cos p, sin t sin p) for one placed
+// atom (dihedral p and angle t in degrees), the scalars of the NeRF step.
+func coefOf(dih, ang, bond float64) [4]float64 {
+	t := ang * degToRad
+	p := dih * degToRad
+	st := math.Sin(t)
+	return [4]float64{bond, -math.Cos(t), st * math.Cos(p), st * math.Sin(p)}
+}
