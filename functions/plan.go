@@ -31,6 +31,9 @@ type RunSpec struct {
 	// Passthrough names the manifest columns copied to the output (absent:
 	// the default set; []: none).
 	Passthrough []string `json:"passthrough,omitempty"`
+	// AllowDuplicateIDs accepts manifest rows that share an entry_id;
+	// absent, the planner refuses such a run (planner.ErrDuplicateID).
+	AllowDuplicateIDs bool `json:"allow_duplicate_ids,omitempty"`
 }
 
 // RunSpecSuffix ends the name of a run spec object.
@@ -168,6 +171,7 @@ func (s *Server) readSpec(ctx context.Context, uri string, generation int64) (sp
 		Manifest: rs.Manifest, Format: rs.Format, Options: rs.Options,
 		URIColumn: rs.URIColumn, TextColumn: rs.TextColumn, LenientMissing: rs.LenientMissing,
 		RowGroupsPerShard: rs.RowGroupsPerShard, Prefix: rs.Prefix, Passthrough: rs.Passthrough,
+		AllowDuplicateIDs: rs.AllowDuplicateIDs,
 	}, nil
 }
 

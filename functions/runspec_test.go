@@ -37,3 +37,26 @@ func TestReadSpecPassthrough(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSpecAllowDuplicateIDs: the run spec's opt-in reaches the planner
+// spec; absent, duplicates are refused.
+func TestReadSpecAllowDuplicateIDs(t *testing.T) {
+	dir := t.TempDir()
+	s := &Server{cfg: Config{InputBuckets: []string{"in"}}, deps: Deps{Store: localblob.Store{}}}
+	for i, tt := range []struct {
+		json string
+		want bool
+	}{
+		{`{"manifest": "gs://in/m/*.parquet"}`, false},
+		{`{"manifest": "gs://in/m/*.parquet", "allow_duplicate_ids": true}`, true},
+	} {
+		path := filepath.Join(dir, fmt.Sprint(i, ".run.json"))
+		if err := os.WriteFile(path, []byte(tt.json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		spec, err := s.readSpec(context.Background(), path, 1)
+		if err != nil || spec.AllowDuplicateIDs != tt.want {
+			t.Errorf("%s: AllowDuplicateIDs %v (%v), want %v", tt.json, spec.AllowDuplicateIDs, err, tt.want)
+		}
+	}
+}

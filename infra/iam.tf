@@ -2,35 +2,44 @@
 # project-wide storage or Pub/Sub roles, no basic roles, nothing for
 # allUsers/allAuthenticatedUsers. Firestore has no per-collection IAM: the
 # ledger roles are conditioned on the ledger database.
+#
+# The service accounts depend on the API enablement (iam.googleapis.com and
+# the others): on a fresh project's first apply they would otherwise race it.
 
 resource "google_service_account" "planner" {
   account_id   = "${local.name}-planner"
   display_name = "foldcorpus planner function"
+  depends_on   = [google_project_service.apis]
 }
 
 resource "google_service_account" "shardfn" {
   account_id   = "${local.name}-shardfn"
   display_name = "foldcorpus shard function"
+  depends_on   = [google_project_service.apis]
 }
 
 resource "google_service_account" "tpujob" {
   account_id   = "${local.name}-tpujob"
   display_name = "foldcorpus TPU tokenize job"
+  depends_on   = [google_project_service.apis]
 }
 
 resource "google_service_account" "deadletter" {
   account_id   = "${local.name}-deadletter"
   display_name = "foldcorpus dead-letter function"
+  depends_on   = [google_project_service.apis]
 }
 
 resource "google_service_account" "pusher" {
   account_id   = "${local.name}-pusher"
   display_name = "foldcorpus Pub/Sub push identity (invokes the functions)"
+  depends_on   = [google_project_service.apis]
 }
 
 resource "google_service_account" "build" {
   account_id   = "${local.name}-build"
   display_name = "foldcorpus function builds"
+  depends_on   = [google_project_service.apis]
 }
 
 locals {

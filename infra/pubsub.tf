@@ -7,17 +7,6 @@
 locals {
   retention = "604800s" # 7 days, the maximum for a subscription
 
-  # Delivery attempts of a shard message before it is dead-lettered: the API
-  # maximum. Pub/Sub counts every non-2xx push answer as an attempt,
-  # including the 429 Cloud Run answers when all max_instance_count
-  # instances are busy (after holding the request up to 30 s). With the
-  # retry policy's backoff (10 s doubling to 600 s) 100 attempts span about
-  # 15.7 h of refusals; 10 spanned 41 min, less than a 12,005-shard run
-  # queues at 100 instances (2 h at 60 s a shard), so healthy shards at the
-  # back of the queue were dead-lettered. A shard that fails by itself is
-  # not retried 100 times: a permanent failure is recorded and acknowledged
-  # at once, and its lease conflicts wait in the request (functions/shard.go).
-  shard_max_delivery_attempts = 100
 }
 
 resource "google_pubsub_topic" "manifests" {
@@ -98,7 +87,7 @@ resource "google_pubsub_subscription" "shards" {
   }
   dead_letter_policy {
     dead_letter_topic     = google_pubsub_topic.dead_letter.id
-    max_delivery_attempts = local.shard_max_delivery_attempts
+    max_delivery_attempts = var.shard_max_delivery_attempts
   }
   expiration_policy {
     ttl = ""

@@ -180,9 +180,30 @@ variable "deadletter_max_instances" {
 }
 
 variable "max_delivery_attempts" {
-  description = "Deliveries of a message before it goes to the dead-letter topic (5-100)."
+  description = "Deliveries of a planner or tokenize message before it goes to the dead-letter topic (5-100); shard messages have shard_max_delivery_attempts."
   type        = number
   default     = 10
+}
+
+# Delivery attempts of a shard message before it is dead-lettered: the API
+# maximum by default. Pub/Sub counts every non-2xx push answer as an attempt,
+# including the 429 Cloud Run answers when all max_instance_count instances
+# are busy (after holding the request up to 30 s). With the retry policy's
+# backoff (10 s doubling to 600 s) 100 attempts span about 15.7 h of
+# refusals; 10 spanned 41 min, less than a 12,005-shard run queues at 100
+# instances (2 h at 60 s a shard), so healthy shards at the back of the queue
+# were dead-lettered. A shard that fails by itself is not retried 100 times:
+# a permanent failure is recorded and acknowledged at once, and its lease
+# conflicts wait in the request (functions/shard.go). TestShardDelivery-
+# OutlastsBackpressure checks the default against the largest run.
+variable "shard_max_delivery_attempts" {
+  description = "Deliveries of a shard message before it goes to the dead-letter topic (5-100; every 429 of a busy function counts, so keep it high)."
+  type        = number
+  default     = 100
+  validation {
+    condition     = var.shard_max_delivery_attempts >= 5 && var.shard_max_delivery_attempts <= 100
+    error_message = "shard_max_delivery_attempts must be between 5 and 100 (the Pub/Sub limits)."
+  }
 }
 
 variable "tpujob_count" {

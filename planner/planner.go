@@ -80,6 +80,11 @@ type Spec struct {
 	// order; each must be in every manifest file. Nil means the default set
 	// (manifest.PassthroughColumns present in every file); empty, none.
 	Passthrough []string
+	// AllowDuplicateIDs lets two manifest rows share an entry_id. By
+	// default Prepare reads every file's entry_id column and refuses the
+	// run (ErrDuplicateID, naming both rows): the same document twice,
+	// possibly in two splits, leaks training data into validation.
+	AllowDuplicateIDs bool
 }
 
 // ParsePassthrough reads a passthrough list as written in a run's options
@@ -139,8 +144,10 @@ func JoinURI(dir, name string) string {
 // Prepare plans the run without recording or publishing anything: it reads
 // every manifest's footer, checks the required columns, fixes the projection
 // and output schema, and builds every shard's message. A missing required
-// column, an unreadable file or an empty glob is a permanent error, before
-// any work starts. Read-only, so safe to retry.
+// column, an unreadable file, an empty glob or (unless
+// spec.AllowDuplicateIDs) an entry_id in two rows (a *DuplicateError, read
+// from the entry_id column alone) is a permanent error, before any work
+// starts. Read-only, so safe to retry.
 func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	defer derrors.Wrap(&err, "planner.Prepare(%s)", spec.Manifest)
 	newFormat := deps.NewFormat
@@ -213,6 +220,11 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 			}
 		}
 		p.Schemas = append(p.Schemas, s)
+	}
+	if !spec.AllowDuplicateIDs {
+		if err := findDuplicateIDs(ctx, store, files); err != nil {
+			return nil, err
+		}
 	}
 	p.Output = corpus.NewSchema(f.Columns(), p.Projection.Passthrough)
 	for _, s := range p.Schemas {

@@ -172,7 +172,7 @@ func BadRowsOf(err error) (entryID string, rows []ledger.BadRow, more int64) {
 		bad = &BadRowsError{Rows: []*RowError{re}}
 	}
 	for _, r := range bad.Rows {
-		rows = append(rows, ledger.BadRow{EntryID: r.EntryID, Row: r.Row, Stage: r.Stage, Error: r.Err.Error()})
+		rows = append(rows, ledger.BadRow{EntryID: r.EntryID, Row: r.Row, Stage: r.Stage, Error: derrors.Describe(r.Err)})
 	}
 	return re.EntryID, rows, bad.More
 }
@@ -283,7 +283,7 @@ func settle(ctx context.Context, deps Deps, shard ledger.Shard, acc corpus.Accou
 	if ctx.Err() != nil {
 		return derrors.Transient(err)
 	}
-	shard.Error = err.Error()
+	shard.Error = derrors.Describe(err) // for people: what failed, without the Go call chain
 	if errors.Is(err, derrors.ErrTransient) {
 		if rerr := deps.Ledger.Release(ctx, shard); rerr != nil {
 			return errors.Join(err, rerr)

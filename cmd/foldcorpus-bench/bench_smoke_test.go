@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,13 @@ func TestBenchSmoke(t *testing.T) {
 		}
 	}
 	t.Setenv(bench.CLIEnv, "")
+	// three AFDB files and the mini library for bench confind
+	few := t.TempDir()
+	for _, name := range []string{"AF-P0CL56-F1-model_v4.cif", "AF-C1P619-F1-model_v6.cif", "AF-A0A023HJ61-F1-model_v4.cif"} {
+		if err := os.Symlink(filepath.Join(corpus, "afdb", name), filepath.Join(few, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cases := []struct {
 		kind string
 		args []string
@@ -47,7 +55,9 @@ func TestBenchSmoke(t *testing.T) {
 		{"run", []string{"--docs", "40", "--shards", "2", "--reps", "1", "--cpuprofile", t.TempDir(), filepath.Join(corpus, "afdb")}, "so run costs at least"},
 		{"function", []string{"--reps", "1", "--stripped-only", "--source", "../.."}, "cold start"},
 		{"cloud", []string{"--shards", "4", "--rows", "5", "--timeout", "5m", "--source", "../.."}, "0 lost, 0 duplicated"},
+		{"confind", []string{"--reps", "1", "--rotlib", filepath.Join(corpus, "golden", "confind-mini-rotlib"), few}, "gemmi"},
 		{"inspect", []string{"--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "gemmi"},
+		{"inspect", []string{"--pdb", "--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "pdb/mmcif per atom"},
 		{"tokenize", []string{"--corpus", corpus, "--reps", "1", "--stream", "200", "--shard-rows", "10"}, "projection"},
 		{"fetch-manifest", []string{"--files", "4", "--rows", "8", "--latency", "1ms", "--repeat", "1"}, "floor"},
 	}

@@ -22,10 +22,6 @@ func TestCLIConfind(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, stderr, code := runCLI(t, "confind", "--rotlib", lib, filepath.Join(snaps, name))
-		if code != 0 && strings.HasSuffix(name, ".pdb") && strings.Contains(stderr, "without a tag") {
-			t.Logf("SKIP %s: the mmCIF reader does not read PDB-format files yet on this branch: %s", name, stderr)
-			continue
-		}
 		if code != 0 || out != string(want) {
 			t.Errorf("confind %s: exit %d, stderr %q, output equal to the snapshot: %v", name, code, stderr, out == string(want))
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os/exec"
-	"path"
 	"strings"
 	"testing"
 )
@@ -35,8 +34,9 @@ var fakeImports = []string{
 }
 
 // TestCLILinksNoHarness: `go list -deps ./cmd/foldcorpus` names no harness
-// package of this module (those above, and any whose last element ends in
-// "test"), and no fake or test server from outside.
+// package of this module (those above, and any with a path element ending
+// in "test", such as internal/blob/blobtest/harness), and no fake or test
+// server from outside.
 func TestCLILinksNoHarness(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
 	if err != nil {
@@ -63,8 +63,10 @@ func harnessWhy(mod, d string) string {
 				return "a harness package of this module"
 			}
 		}
-		if strings.HasSuffix(path.Base(rel), "test") {
-			return "a test helper package of this module"
+		for _, elem := range strings.Split(rel, "/") {
+			if strings.HasSuffix(elem, "test") {
+				return "a test helper package of this module"
+			}
 		}
 		return ""
 	}
@@ -87,6 +89,7 @@ func TestHarnessWhy(t *testing.T) {
 		{mod + "internal/emulators", true},
 		{mod + "internal/hf/hubtest", true},
 		{mod + "internal/newthing/newthingtest", true},
+		{mod + "internal/blob/blobtest/harness", true},
 		{"github.com/fsouza/fake-gcs-server/fakestorage", true},
 		{"net/http/httptest", true},
 		{mod + "internal/benchmarks", false},

@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	register("doc", "write one structure format's document for each mmCIF FILE (JSON lines)", runDoc)
+	register("doc", "write one structure format's document for each mmCIF or PDB FILE (JSON lines)", runDoc)
 }
 
 // docLine is one output line of `foldcorpus doc`.
@@ -65,7 +65,7 @@ func runDoc(ctx context.Context, args []string) error {
 	fset.Var(opts, "opt", "format knob key=value (repeatable), e.g. --opt context_length=4096")
 	fset.Usage = func() {
 		fmt.Fprintln(fset.Output(), "usage: foldcorpus doc [--format F] [--residue-plddt-min X] [--opt k=v]... [--entry-id ID] FILE...\n\n"+
-			"Prints one JSON line per FILE (plain or gzip mmCIF): file, entry_id, outcome (document, filtered\n"+
+			"Prints one JSON line per FILE (mmCIF or PDB format, plain or gzip): file, entry_id, outcome (document, filtered\n"+
 			"with reason, or error), num_tokens, sha1, document. Every FILE gets its line; the exit status is 1\n"+
 			"when any FILE's outcome is error (a filtered FILE is not an error).\n\nflags:")
 		fset.PrintDefaults()
@@ -172,7 +172,11 @@ func (r *docReader) appendLine(dst []byte, file, entryID string) ([]byte, string
 	s := &r.st
 	line.EntryID = entryID
 	if line.EntryID == "" {
-		line.EntryID = cadv2.EntryID(s.Name, file)
+		name := s.Name
+		if name == "" { // PDB format: named after the file, as gemmi names it
+			name = mmcif.PDBName(file)
+		}
+		line.EntryID = cadv2.EntryID(name, file)
 	}
 	// done fills line from one generation and appends it; doc is the
 	// document's bytes (only read before done returns).

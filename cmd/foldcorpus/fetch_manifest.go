@@ -6,13 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	iofs "io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
@@ -95,7 +93,7 @@ func runFetchManifest(ctx context.Context, args []string) error {
 	defer done()
 	client := hf.New(hf.OptionsFromEnv(os.Getenv))
 	fmt.Fprintf(os.Stderr, "fetch-manifest %s from %s into %s (token: %v)\n", src, client.Endpoint(), out, os.Getenv("HF_TOKEN") != "")
-	prog := &fetchProgress{w: os.Stderr, tty: isTerminal(os.Stderr)}
+	prog := &fetchProgress{progressLine{w: os.Stderr, tty: isTerminal(os.Stderr)}}
 	res, err := hf.Fetch(ctx, client, hf.FetchOptions{Source: src, Out: out, Store: store, Columns: cols,
 		Concurrency: ff.concurrency, OnProgress: prog.update})
 	prog.finish()
@@ -176,46 +174,18 @@ func splitList(s string) []string {
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
 // fetchProgress shows files, bytes, resolves left in the Hub's window and
-// the ETA: redrawn on a terminal, a line every 5 s otherwise.
-type fetchProgress struct {
-	w    io.Writer
-	tty  bool
-	mu   sync.Mutex
-	last time.Time
-	p    hf.Progress
-}
+// the ETA.
+type fetchProgress struct{ progressLine }
 
 func (f *fetchProgress) update(p hf.Progress) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.p = p
-	every := 5 * time.Second
-	if f.tty {
-		every = 200 * time.Millisecond
-	}
-	if time.Since(f.last) < every && p.Done+p.Skipped+p.Failed < p.Files {
-		return
-	}
-	f.last = time.Now()
-	left := "?"
-	if p.ResolvesLeft >= 0 {
-		left = fmt.Sprintf("%d (window resets in %s)", p.ResolvesLeft, p.ResetIn.Round(time.Second))
-	}
-	line := fmt.Sprintf("files %d/%d (%d already done, %d failed)  read %s of %s  resolves left %s  ETA %s",
-		p.Done+p.Skipped, p.Files, p.Skipped, p.Failed, mb(p.BytesRead), mb(p.SourceBytes), left, p.ETA.Round(time.Second))
-	if f.tty {
-		fmt.Fprintf(f.w, "\r%s ", line)
-	} else {
-		fmt.Fprintln(f.w, line)
-	}
-}
-
-func (f *fetchProgress) finish() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.tty && !f.last.IsZero() {
-		fmt.Fprintln(f.w)
-	}
+	f.show(p.Done+p.Skipped+p.Failed >= p.Files, func() string {
+		left := "?"
+		if p.ResolvesLeft >= 0 {
+			left = fmt.Sprintf("%d (window resets in %s)", p.ResolvesLeft, p.ResetIn.Round(time.Second))
+		}
+		return fmt.Sprintf("files %d/%d (%d already done, %d failed)  read %s of %s  resolves left %s  ETA %s",
+			p.Done+p.Skipped, p.Files, p.Skipped, p.Failed, mb(p.BytesRead), mb(p.SourceBytes), left, p.ETA.Round(time.Second))
+	})
 }
 
 // removeTemps removes the temporary files of killed writers in every folder

@@ -168,11 +168,11 @@ func TestRunPassthroughColumns(t *testing.T) {
 		wantSay     string
 	}{
 		{name: "default set", wantCols: "[split]", wantDropped: "[note seq_len]",
-			wantSay: "manifest columns not in the output: note, seq_len (name the ones to keep with --passthrough)"},
+			wantSay: "manifest columns not in the output: note (name the ones to keep with --passthrough)\nmanifest columns replaced by the format's own, computed from the structure: seq_len"},
 		{name: "named", args: []string{"--passthrough", "note,split"}, wantCols: "[note split]", wantDropped: "[seq_len]",
-			wantSay: "manifest columns not in the output: seq_len"},
+			wantSay: "manifest columns replaced by the format's own, computed from the structure: seq_len"},
 		{name: "none", args: []string{"--passthrough", ""}, wantCols: "[]", wantDropped: "[split note seq_len]",
-			wantSay: "manifest columns not in the output: split, note, seq_len"},
+			wantSay: "manifest columns not in the output: split, note (name the ones to keep with --passthrough)\nmanifest columns replaced by the format's own, computed from the structure: seq_len"},
 	}
 	for i, tt := range tests {
 		out := filepath.Join(dir, fmt.Sprint("out", i))

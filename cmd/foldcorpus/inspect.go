@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register("inspect", "read mmCIF files and print models, chains, sequences, pLDDT and contacts", runInspect)
+	register("inspect", "read mmCIF or PDB files and print models, chains, sequences, pLDDT and contacts", runInspect)
 }
 
 type inspectChain struct {
@@ -42,7 +42,8 @@ type inspectResult struct {
 
 // inspectFile reads one file into the summary the inspect command prints:
 // chains of model 1; pLDDT mean and contacts (CB-CB, CA for GLY, < 8 Å,
-// |i-j| >= 6, label_seq_id numbering) of the principal chain.
+// |i-j| >= 6, label_seq_id numbering, or positions without it: see
+// structure.SeqNumbers) of the principal chain.
 func inspectFile(path string) inspectResult {
 	var r inspectReader
 	return r.file(path)
@@ -69,6 +70,9 @@ func (r *inspectReader) file(path string) inspectResult {
 	}
 	st := &r.st
 	res.EntryID = st.Name
+	if res.EntryID == "" { // PDB format: named after the file, as gemmi names it
+		res.EntryID = mmcif.PDBName(path)
+	}
 	n := len(st.Models)
 	res.NModels = &n
 	res.Chains = []inspectChain{}

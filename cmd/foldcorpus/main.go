@@ -13,6 +13,8 @@ import (
 	"runtime/pprof"
 	"sort"
 	"syscall"
+
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -133,7 +135,7 @@ func mainCode(args []string) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "foldcorpus %s: %v\n", cmd.name, err)
+	fmt.Fprintf(os.Stderr, "foldcorpus %s: %s\n", cmd.name, derrors.Describe(err))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

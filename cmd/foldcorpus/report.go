@@ -108,8 +108,8 @@ func buildReport(ctx context.Context, dir string, cfg reportConfig) (string, err
 	}
 	if !cfg.quiet {
 		a := rep.Summary.Accounting
-		fmt.Fprintf(os.Stderr, "report: %d files, %d documents; rows in %d, docs out %d, filtered %v, skipped %d; %d failed, %d missing shards; read %d of %d bytes\n",
-			rep.Summary.Files, rep.Summary.Documents, a.RowsIn, a.DocsOut, a.Filtered, a.Skipped, a.ShardsFailed, a.ShardsMissing,
+		fmt.Fprintf(os.Stderr, "report: %d files, %d documents; rows in %d, docs out %d, filtered %s, skipped %d; %d failed, %d missing shards; read %d of %d bytes\n",
+			rep.Summary.Files, rep.Summary.Documents, a.RowsIn, a.DocsOut, formatCounts(a.Filtered), a.Skipped, a.ShardsFailed, a.ShardsMissing,
 			rep.Summary.IO.BytesRead, rep.Summary.IO.BytesTotal)
 	}
 	if strings.HasPrefix(dir, "gs://") {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
@@ -45,7 +46,7 @@ type runFlags struct {
 	manifest, out, format, uriCol, textCol, prefix string
 	ledger                                         string
 	workers, fetchConc, numDocs, rgPerShard        int
-	lenient                                        bool
+	lenient, allowDupIDs                           bool
 	plddtMin                                       string
 	opts                                           optFlags
 	passthrough                                    passthroughFlag
@@ -64,18 +65,19 @@ func (p *passthroughFlag) Set(v string) error { p.cols = planner.ParsePassthroug
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
 	rf.opts = optFlags{}
-	fs.StringVar(&rf.manifest, "manifest", "", "manifest parquet glob (path or file:// URI); empty: build and use the embedded synthetic sample")
+	fs.StringVar(&rf.manifest, "manifest", "", "manifest parquet files: a glob (quote it), a folder (its *.parquet), a path or a file:// or gs:// URI; empty: build and use the embedded synthetic sample")
 	fs.StringVar(&rf.out, "out", "", "output folder or gs://BUCKET/PREFIX (required); holds the shard files and (local folder) the ledger _ledger.jsonl")
 	fs.StringVar(&rf.ledger, "ledger", "", "ledger file (default: OUT/_ledger.jsonl; for a gs:// OUT, .foldcorpus/ledgers/BUCKET/PREFIX/_ledger.jsonl here)")
 	fs.StringVar(&rf.format, "format", "contacts-and-distances-v2", "document format")
-	fs.StringVar(&rf.uriCol, "cif-uri-column", manifest.DefaultURIColumn, "manifest column of per-row mmCIF object URIs")
-	fs.StringVar(&rf.textCol, "cif-text-column", "", "manifest column of inline mmCIF text (selects the inline path, e.g. cif_content)")
+	fs.StringVar(&rf.uriCol, "cif-uri-column", manifest.DefaultURIColumn, "manifest column of per-row structure object URIs (mmCIF or PDB format, plain or gzip)")
+	fs.StringVar(&rf.textCol, "cif-text-column", "", "manifest column of inline mmCIF or PDB text (selects the inline path, e.g. cif_content)")
 	fs.StringVar(&rf.prefix, "prefix", "part", "output file name prefix: PREFIX-SSSSS-of-TTTTT.parquet")
 	fs.IntVar(&rf.workers, "workers", 0, "shards processed at once (default: number of CPUs)")
 	fs.IntVar(&rf.fetchConc, "fetch-concurrency", shardfn.DefaultFetchConcurrency, "object fetches in flight per shard")
-	fs.IntVar(&rf.numDocs, "num-docs", 0, "rows to process: the first shards covering N rows (sample: its size, default 64)")
+	fs.IntVar(&rf.numDocs, "num-docs", 0, "process only the first shards covering N rows, a partial run (0: all; sample: its size, default 64)")
 	fs.IntVar(&rf.rgPerShard, "row-groups-per-shard", 0, "split manifest files into shards of N row groups (0: one shard per file)")
 	fs.BoolVar(&rf.lenient, "lenient-missing", false, "skip (and count) rows whose object is missing instead of failing the shard")
+	fs.BoolVar(&rf.allowDupIDs, "allow-duplicate-ids", false, "accept manifest rows that share an entry_id (by default the run is refused, naming both rows: the same document twice, possibly in two splits)")
 	fs.StringVar(&rf.plddtMin, "residue-plddt-min", "", "format option residue_plddt_min (contacts-and-distances-v2; default 70)")
 	fs.Var(rf.opts, "opt", "format option key=value (repeatable)")
 	fs.Var(&rf.passthrough, "passthrough", "manifest columns copied to the output, comma-separated ('' for none; default: "+
@@ -87,6 +89,9 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 func (rf *runFlags) spec(ctx context.Context) (planner.Spec, error) {
 	if rf.out == "" {
 		return planner.Spec{}, &exitError{2, errors.New("--out DIR is required")}
+	}
+	if rf.numDocs < 0 {
+		return planner.Spec{}, &exitError{2, fmt.Errorf("--num-docs %d: want a number of rows >= 0 (0: all)", rf.numDocs)}
 	}
 	out := rf.out
 	var err error
@@ -110,7 +115,7 @@ func (rf *runFlags) spec(ctx context.Context) (planner.Spec, error) {
 		}
 		fmt.Fprintf(os.Stderr, "no --manifest: using the embedded synthetic sample (%d structures): %s\n", n, glob)
 	} else if !strings.Contains(glob, "://") {
-		if glob, err = filepath.Abs(glob); err != nil {
+		if glob, err = runManifestGlob(glob); err != nil {
 			return planner.Spec{}, err
 		}
 	}
@@ -123,7 +128,7 @@ func (rf *runFlags) spec(ctx context.Context) (planner.Spec, error) {
 	}
 	s := planner.Spec{Manifest: glob, Format: rf.format, Options: opts, URIColumn: rf.uriCol,
 		TextColumn: rf.textCol, LenientMissing: rf.lenient, Output: out, Prefix: rf.prefix,
-		RowGroupsPerShard: rf.rgPerShard, Passthrough: rf.passthrough.cols}
+		RowGroupsPerShard: rf.rgPerShard, Passthrough: rf.passthrough.cols, AllowDuplicateIDs: rf.allowDupIDs}
 	if rf.manifest != "" && rf.numDocs > 0 {
 		s.MaxRows = int64(rf.numDocs)
 	}
@@ -134,8 +139,15 @@ func runRun(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var rf runFlags
 	rf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), runUsage)
+		fs.PrintDefaults()
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
+	}
+	if err := extraArgs("--manifest", fs.Args()); err != nil {
+		return err
 	}
 	spec, err := rf.spec(ctx)
 	if err != nil {
@@ -160,19 +172,17 @@ func runRun(ctx context.Context, args []string) error {
 	prog.stop()
 	if sum != nil {
 		read, size := sum.Plan.FooterBytes()
-		fmt.Fprintf(os.Stderr, "run %s: %d shards (%d done now, %d already done, %d failed), %d docs in %s; manifest footers: %d of %d bytes read\n",
-			sum.Plan.Run.ID, sum.Plan.Run.Shards, sum.Done, sum.AlreadyDone, len(sum.Failed), prog.docs.Load(), sum.Wall.Round(time.Millisecond), read, size)
+		fmt.Fprintf(os.Stderr, "run %s: %d shards (%d done now, %d already done, %d failed), %d docs written now%s in %s; manifest footers: %d of %d bytes read\n",
+			sum.Plan.Run.ID, sum.Plan.Run.Shards, sum.Done, sum.AlreadyDone, len(sum.Failed), sum.Docs, alreadyDocs(sum), sum.Wall.Round(time.Millisecond), read, size)
 		for _, f := range sum.Failed {
-			fmt.Fprintf(os.Stderr, "  shard %d FAILED: %v\n", f.Shard, f.Err)
+			fmt.Fprintf(os.Stderr, "  shard %d FAILED: %s\n", f.Shard, derrors.Describe(f.Err))
 		}
-		if d := sum.Plan.Dropped; len(d) > 0 {
-			fmt.Fprintf(os.Stderr, "manifest columns not in the output: %s (name the ones to keep with --passthrough)\n", strings.Join(d, ", "))
-		}
+		printDropped(os.Stderr, sum.Plan)
 	}
 	incomplete := errors.Is(err, localrun.ErrIncomplete)
 	if err != nil && !incomplete {
 		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted; rerun the same command to resume: %w", err)
+			return &exitError{130, errors.New("interrupted: the shards not done wrote nothing; rerun the same command to resume")}
 		}
 		return err
 	}
@@ -180,10 +190,14 @@ func runRun(ctx context.Context, args []string) error {
 	// (entry id and cause per failed shard) is most useful then. The run
 	// still exits non-zero.
 	if strings.HasPrefix(spec.Output, "gs://") {
-		fmt.Fprintf(os.Stderr, "output: %s; ledger %s (see `foldcorpus status %s`); no report for a gs:// output\n", spec.Output, ledgerPath, filepath.Dir(ledgerPath))
+		fmt.Fprintf(os.Stderr, "output: %s; ledger %s (see `foldcorpus status --ledger %s`); no report for a gs:// output\n", spec.Output, ledgerPath, ledgerPath)
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "output: %s (see `foldcorpus status %s`)\n", spec.Output, rf.out)
+	if rf.ledger != "" {
+		fmt.Fprintf(os.Stderr, "output: %s (see `foldcorpus status --ledger %s`)\n", spec.Output, ledgerPath)
+	} else {
+		fmt.Fprintf(os.Stderr, "output: %s (see `foldcorpus status %s`)\n", spec.Output, rf.out)
+	}
 	if index, rerr := writeReport(ctx, spec.Output); rerr != nil {
 		fmt.Fprintf(os.Stderr, "report: %v\n", rerr)
 	} else {

@@ -36,16 +36,31 @@ func runSelect(ctx context.Context, args []string) error {
 	fset := selectFlags("select", &opts)
 	input := fset.String("input", "", "manifest parquet: a file, a glob (quote it), or a folder (all *.parquet below it)")
 	fset.StringVar(&opts.OutDir, "out", "", "output folder (must not exist or be empty): <out>/<split>/shard_NNNNN.parquet + "+selection.StatsFile)
+	fset.BoolVar(&opts.AllowDuplicateIDs, "allow-duplicate-ids", false, "accept input rows that share an entry_id (by default select refuses them, naming the file and row of both copies)")
 	fset.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: foldcorpus select --input GLOB --out DIR [flags]")
+		fmt.Fprintf(fset.Output(), `usage: foldcorpus select --input GLOB|DIR --out DIR [flags]
+
+Stage A: keeps, per structural cluster (struct_cluster_id) of at least
+--min-cluster-size usable rows (seq_len in [--min-seq-len, --max-seq-len]),
+its --num-rounds best rows by global_plddt, and writes them as the generation
+manifest OUT/SPLIT/shard_NNNNN.parquet plus %s. Metadata only: no
+structure is read.
+
+required columns: %s
+passed through when present: %s
+
+flags:
+`, selection.StatsFile, strings.Join(selection.RequiredColumns(), ", "), strings.Join(selection.OptionalColumns(), ", "))
 		fset.PrintDefaults()
 	}
 	if err := parseFlags(fset, args); err != nil {
 		return &exitError{2, err}
 	}
-	if *input == "" || opts.OutDir == "" || fset.NArg() > 0 {
-		fset.Usage()
-		return &exitError{2, fmt.Errorf("need --input and --out, and no other arguments")}
+	if err := extraArgs("--input", fset.Args()); err != nil {
+		return err
+	}
+	if *input == "" || opts.OutDir == "" {
+		return &exitError{2, fmt.Errorf("need --input GLOB|DIR and --out DIR (see `foldcorpus select -h`)")}
 	}
 	files, err := expandInput(*input)
 	if err != nil {

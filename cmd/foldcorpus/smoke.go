@@ -142,7 +142,7 @@ func runSmoke(ctx context.Context, args []string) error {
 	if keep {
 		fmt.Printf("  kept: %s\n", res.Shard.Output)
 	}
-	fmt.Printf("  outcome: %d docs, filtered %v, skipped %d (rows_in %d)\n", a.DocsOut, a.Filtered, a.Skipped, a.RowsIn)
+	fmt.Printf("  outcome: %d docs, filtered %s, skipped %d (rows_in %d)\n", a.DocsOut, formatCounts(a.Filtered), a.Skipped, a.RowsIn)
 	fmt.Printf("  fetch: %s\n", fetchPath(rows, pf.Projection))
 	fmt.Printf("  per-document latency (mean, summed per stage): fetch %s, parse %s, generate %s, write %s\n", ms(t.Fetch), ms(t.Parse), ms(t.Generate), ms(t.Write))
 	dps := n / t.Wall.Seconds()

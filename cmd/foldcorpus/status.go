@@ -34,13 +34,20 @@ func runStatus(ctx context.Context, args []string) error {
 	}
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the ledger as JSON: each run with its shard records and whether it is complete")
+	ledgerFile := fs.String("ledger", "", "the ledger `FILE` of a run made with run --ledger FILE (default: DIR/"+localledger.FileName+")")
+	fs.Usage = func() { statusUsage(fs) }
 	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
 	}
-	if fs.NArg() != 1 {
-		return &exitError{2, errors.New("usage: foldcorpus status DIR")}
+	path := *ledgerFile
+	switch {
+	case path == "" && fs.NArg() == 1:
+		path = filepath.Join(fs.Arg(0), localledger.FileName)
+	case path != "" && fs.NArg() == 0:
+	default:
+		return &exitError{2, errors.New("usage: foldcorpus status DIR | --ledger FILE | --run ID --project P (see `foldcorpus status -h`)")}
 	}
-	runs, shards, err := localledger.Snapshot(filepath.Join(fs.Arg(0), localledger.FileName))
+	runs, shards, err := localledger.Snapshot(path)
 	if err != nil {
 		return err
 	}
@@ -138,7 +145,10 @@ func printRunStatus(r ledger.Run, shards []ledger.Shard) bool {
 	if ok {
 		fmt.Println("  COMPLETE")
 	} else {
-		fmt.Fprintf(os.Stdout, "  NOT COMPLETE: rerun the same `foldcorpus run` command to process the %d shards not done\n", failed+missing)
+		fmt.Println("  NOT COMPLETE:")
+		for _, line := range statusAdvice(r, shards) {
+			fmt.Println("    " + line)
+		}
 	}
 	return ok
 }

@@ -29,7 +29,11 @@ func runVersion(_ context.Context, args []string) error {
 		if in.Modified {
 			mod = " (with local changes)"
 		}
-		fmt.Printf("  revision  %s%s\n  time      %s\n", in.Revision, mod, in.Time)
+		if in.FromSource {
+			fmt.Printf("  revision  %s%s (the source tree `go run` built from, read at start)\n", in.Revision, mod)
+		} else {
+			fmt.Printf("  revision  %s%s\n  time      %s\n", in.Revision, mod, in.Time)
+		}
 	}
 	fmt.Printf("  cgo       %s\n", orDash(in.CGO))
 	return nil

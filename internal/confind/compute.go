@@ -72,12 +72,14 @@ func ComputeTimed(st *structure.Structure, lib *Library, nativeOnly bool, tm *Ti
 		return nil, err
 	}
 	t1 := tm.now()
-	pl := place(pos, lib, nativeOnly)
+	ws := workspaces.Get().(*workspace)
+	defer workspaces.Put(ws)
+	pl := ws.place(pos, lib, nativeOnly)
 	t2 := tm.now()
-	pl.prune(pos, ClashDistance)
+	ws.prune(pos, ClashDistance)
 	t3 := tm.now()
-	sv := pl.survivors(len(pos))
-	contacts, cp := sv.degrees(pos, ContactDistance, CACutoff)
+	sv := ws.survivors(len(pos))
+	contacts, cp := ws.degrees(pos, ContactDistance, CACutoff)
 	t4 := tm.now()
 	if tm != nil {
 		tm.Positions += t1 - t0

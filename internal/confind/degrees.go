@@ -55,8 +55,22 @@ type survivors struct {
 	sum     []float64
 }
 
-func (pl *placement) survivors(npos int) *survivors {
-	s := &survivors{posRot: make([]int32, 1, npos+1), posAtom: make([]int32, 1, npos+1), sum: make([]float64, npos)}
+func (ws *workspace) survivors(npos int) *survivors {
+	pl, s := &ws.pl, &ws.sv
+	nw, na := 0, 0
+	for _, r := range pl.rots {
+		if !r.pruned {
+			nw++
+			na += r.t.nContact
+		}
+	}
+	s.w = resize(s.w, nw, false)[:0]
+	s.atoms = resize(s.atoms, na, false)[:0]
+	s.atomRot = resize(s.atomRot, na, false)[:0]
+	s.atomPos = resize(s.atomPos, na, false)[:0]
+	s.posRot = append(s.posRot[:0], 0)
+	s.posAtom = append(s.posAtom[:0], 0)
+	s.sum = resize(s.sum, npos, false)
 	for i := 0; i < npos; i++ {
 		for _, r := range pl.rots[pl.posRot[i]:pl.posRot[i+1]] {
 			if r.pruned {
@@ -79,105 +93,190 @@ func (pl *placement) survivors(npos int) *survivors {
 	return s
 }
 
-// hit is one contacting atom pair (a of position i, b of position j > i).
-type hit struct{ a, b int32 }
+// box is an axis-aligned bounding box; empty when lo > hi.
+type box struct{ lo, hi vec }
+
+func emptyBox() box {
+	inf := math.Inf(1)
+	return box{vec{inf, inf, inf}, vec{-inf, -inf, -inf}}
+}
+
+func (b *box) add(p vec) {
+	for d := 0; d < 3; d++ {
+		b.lo[d] = math.Min(b.lo[d], p[d])
+		b.hi[d] = math.Max(b.hi[d], p[d])
+	}
+}
+
+// grown is b grown by gap on every side.
+func (b box) grown(gap float64) box {
+	for d := 0; d < 3; d++ {
+		b.lo[d] -= gap
+		b.hi[d] += gap
+	}
+	return b
+}
+
+// disjoint reports whether b and o do not overlap on some axis.
+func (b *box) disjoint(o *box) bool {
+	return b.lo[0] > o.hi[0] || o.lo[0] > b.hi[0] ||
+		b.lo[1] > o.hi[1] || o.lo[1] > b.hi[1] ||
+		b.lo[2] > o.hi[2] || o.lo[2] > b.hi[2]
+}
+
+// apart reports whether the boxes are more than gap apart on an axis
+// (pyconfind's test: lo_i > hi_j + gap or lo_j > hi_i + gap).
+func (b *box) apart(o *box, gap float64) bool {
+	for d := 0; d < 3; d++ {
+		if b.lo[d] > o.hi[d]+gap || o.lo[d] > b.hi[d]+gap {
+			return true
+		}
+	}
+	return false
+}
+
+// first is a contacting rotamer pair and its first contacting atom pair.
+type first struct{ a, b, ra, rb int32 }
+
+// rotGap is the contact cutoff plus a margin for the rotamer-level box
+// test, which pyconfind does not make: it must never drop a contact.
+const rotGap = 1e-9
 
 // degrees computes the contact degrees (section 5) and the collision mass
-// of each surviving rotamer. Pairs need both CA atoms within dcut; atoms
-// are in contact at distance <= cutoff.
-func (s *survivors) degrees(pos []Position, cutoff, dcut float64) ([]Contact, []float64) {
-	// Positions are visited from the last to the first; the grid holds the
-	// atoms of the positions after the current one, so every neighbour
-	// found is a partner j > i.
-	g := newLinkedGrid(s.atoms, cutoff)
+// of each surviving rotamer. Pairs (i, j) need both CA atoms within dcut
+// and heavy-atom boxes within cutoff; atoms are in contact at distance <=
+// cutoff. Each contacting rotamer pair is added once, in the order of its
+// first contacting atom pair (atoms of i outer, atoms of j inner, as
+// pyconfind's loop), found here rotamer pair by rotamer pair with boxes.
+func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, []float64) {
+	s := &ws.sv
 	c2, d2 := cutoff*cutoff, dcut*dcut
-	cp := make([]float64, len(s.w))
-	var out, rev []Contact
-	buckets := make([][]hit, len(pos))
-	var touched []int32
-	var nb []int32
-	var cells []cellRange
-	stamp := make([]int, len(pos)) // i+1: pair (i, j) in range; -(i+1): out of range
-	var seen []bool
-	var set []int
-	for i := len(pos) - 1; i >= 0; i-- {
+	cp := resize(ws.cp, len(s.w), true)
+	rbox := resize(ws.rbox, len(s.w), false)
+	rat := resize(ws.rat, len(s.w)+1, false) // contact atoms of survivor r: rat[r]:rat[r+1]
+	pbox := resize(ws.pbox, len(pos), false)
+	firsts := ws.firsts[:0]
+	var cas []vec
+	var caPos []int32
+	defer func() { ws.cp, ws.rbox, ws.rat, ws.pbox, ws.firsts = cp, rbox, rat, pbox, firsts }()
+	r := int32(0)
+	for a := range s.atoms {
+		for r < s.atomRot[a] {
+			r++
+			rat[r] = int32(a)
+		}
+		if a == 0 {
+			rat[0] = 0
+		}
+	}
+	for r < int32(len(s.w)) {
+		r++
+		rat[r] = int32(len(s.atoms))
+	}
+	if len(s.atoms) == 0 {
+		clear(rat)
+	}
+	for i := range pos {
+		pbox[i] = emptyBox()
+		for r := s.posRot[i]; r < s.posRot[i+1]; r++ {
+			rbox[r] = emptyBox()
+			for a := rat[r]; a < rat[r+1]; a++ {
+				rbox[r].add(s.atoms[a])
+				pbox[i].add(s.atoms[a])
+			}
+		}
 		if pos[i].hasBB[bbCA] && s.posRot[i] != s.posRot[i+1] {
-			touched = touched[:0]
-			for a := s.posAtom[i]; a < s.posAtom[i+1]; a++ {
-				x := s.atoms[a]
-				nb = nb[:0]
-				cells = g.around(cells[:0], x)
-				for _, cr := range cells {
-					for c := cr.base + cr.z0; c <= cr.base+cr.z1; c++ {
-						for b := g.head[c]; b >= 0; b = g.next[b] {
-							if dist2(x, s.atoms[b]) <= c2 {
-								nb = append(nb, b)
+			cas = append(cas, pos[i].bb[bbCA])
+			caPos = append(caPos, int32(i))
+		}
+	}
+	// Rotamer and position boxes grown by the cutoff (and a margin): a
+	// rotamer pair can touch only if one's box meets the other's grown box.
+	gap := cutoff + rotGap
+	rgrown := resize(ws.rgrown, len(s.w), false)
+	pgrown := resize(ws.pgrown, len(pos), false)
+	defer func() { ws.rgrown, ws.pgrown = rgrown, pgrown }()
+	for r := range rbox {
+		rgrown[r] = rbox[r].grown(gap)
+	}
+	for i := range pbox {
+		pgrown[i] = pbox[i].grown(gap)
+	}
+	g := &ws.grids[1]
+	g.build(cas, dcut)
+	var out []Contact
+	cells, partners, near := ws.cells[:0], ws.touched[:0], ws.near[:0]
+	defer func() { ws.cells, ws.touched, ws.near = cells, partners, near }()
+	for ci, i32 := range caPos {
+		i := int(i32)
+		partners = partners[:0]
+		cells = g.within(cells[:0], cas[ci], dcut)
+		for _, cr := range cells {
+			for q := g.start[cr.base+cr.z0]; q < g.start[cr.base+cr.z1+1]; q++ {
+				if j := caPos[g.items[q]]; int(j) > i && dist2(cas[ci], g.pts[q]) <= d2 && !pbox[i].apart(&pbox[j], cutoff) {
+					partners = append(partners, j)
+				}
+			}
+		}
+		slices.Sort(partners)
+		for _, j := range partners {
+			c := 0.0
+			// j's rotamers that can touch anything of i
+			near = near[:0]
+			for rb := s.posRot[j]; rb < s.posRot[j+1]; rb++ {
+				if rat[rb] != rat[rb+1] && !rbox[rb].disjoint(&pgrown[i]) {
+					near = append(near, rb)
+				}
+			}
+			if len(near) == 0 {
+				continue
+			}
+			for ra := s.posRot[i]; ra < s.posRot[i+1]; ra++ {
+				if rat[ra] == rat[ra+1] || rbox[ra].disjoint(&pgrown[j]) {
+					continue
+				}
+				firsts = firsts[:0]
+				for _, rb := range near {
+					bb := &rgrown[rb]
+					if rbox[ra].disjoint(bb) {
+						continue
+					}
+				scan:
+					for a := rat[ra]; a < rat[ra+1]; a++ {
+						x := &s.atoms[a]
+						if x[0] < bb.lo[0] || x[0] > bb.hi[0] || x[1] < bb.lo[1] || x[1] > bb.hi[1] || x[2] < bb.lo[2] || x[2] > bb.hi[2] {
+							continue
+						}
+						for b := rat[rb]; b < rat[rb+1]; b++ {
+							if dist2(s.atoms[a], s.atoms[b]) <= c2 {
+								firsts = append(firsts, first{a, b, ra, rb})
+								break scan
 							}
 						}
 					}
 				}
-				if len(nb) > 1 {
-					slices.Sort(nb)
-				}
-				for _, b := range nb {
-					j := s.atomPos[b]
-					switch stamp[j] {
-					case -(i + 1):
-						continue
-					case i + 1:
-					default:
-						if !pos[j].hasBB[bbCA] || dist2(pos[i].bb[bbCA], pos[j].bb[bbCA]) > d2 {
-							stamp[j] = -(i + 1)
-							continue
-						}
-						stamp[j] = i + 1
-						touched = append(touched, j)
+				// order by (a, b): few, nearly sorted (insertion sort)
+				for p := 1; p < len(firsts); p++ {
+					f := firsts[p]
+					q := p
+					for q > 0 && (firsts[q-1].a > f.a || firsts[q-1].a == f.a && firsts[q-1].b > f.b) {
+						firsts[q] = firsts[q-1]
+						q--
 					}
-					buckets[j] = append(buckets[j], hit{a, b})
+					firsts[q] = f
+				}
+				for _, f := range firsts {
+					c = c + float64(s.w[f.ra]*s.w[f.rb])
+					cp[f.ra] += s.w[f.rb]
+					cp[f.rb] += s.w[f.ra]
 				}
 			}
-			slices.Sort(touched)
-			rev = rev[:0]
-			for _, j := range touched {
-				c := 0.0
-				baseI, baseJ := s.posRot[i], s.posRot[j]
-				nj := int(s.posRot[j+1] - baseJ)
-				if n := int(s.posRot[i+1]-baseI) * nj; len(seen) < n {
-					seen = make([]bool, n)
-				}
-				for _, h := range buckets[j] {
-					ra, rb := s.atomRot[h.a], s.atomRot[h.b]
-					k := int(ra-baseI)*nj + int(rb-baseJ)
-					if seen[k] {
-						continue
-					}
-					seen[k] = true
-					set = append(set, k)
-					c = c + float64(s.w[ra]*s.w[rb])
-					cp[ra] += s.w[rb]
-					cp[rb] += s.w[ra]
-				}
-				for _, k := range set {
-					seen[k] = false
-				}
-				set = set[:0]
-				buckets[j] = buckets[j][:0]
-				deg := c / float64(s.sum[i]*s.sum[j])
-				if deg > 0 {
-					rev = append(rev, Contact{I: i, J: int(j), Degree: deg})
-				}
+			deg := c / float64(s.sum[i]*s.sum[j])
+			if deg > 0 {
+				out = append(out, Contact{I: i, J: int(j), Degree: deg})
 			}
-			// Contacts of i go before those of i+1.., which are already
-			// in out: collect in reverse blocks and flip at the end.
-			for k := len(rev) - 1; k >= 0; k-- {
-				out = append(out, rev[k])
-			}
-		}
-		for a := s.posAtom[i]; a < s.posAtom[i+1]; a++ {
-			g.insert(a, s.atoms[a])
 		}
 	}
-	slices.Reverse(out)
 	return out, cp
 }
 

@@ -9,19 +9,25 @@ type grid struct {
 	lo         vec
 	cell       float64
 	nx, ny, nz int
+	inv        float64 // 1/cell
 	start      []int32
-	items      []int32
+	items      []int32 // point indices, cell by cell
+	pts        []vec   // the points in items order
+	cellIx     []int32
 }
 
-// newGrid builds the grid of pts with cells of at least minCell; cells grow
-// when the box would need more than about 8 cells per point, so memory
-// stays linear in the point count whatever the spread of the structure.
-func newGrid(pts []vec, minCell float64) *grid {
-	g := &grid{cell: minCell}
+// build makes g the grid of pts with cells of at least minCell (reusing
+// g's memory); cells grow when the box would need more than about 8 cells
+// per point, so memory stays linear in the point count whatever the spread
+// of the structure. The points of a cell are in ascending index order.
+func (g *grid) build(pts []vec, minCell float64) {
+	g.cell = minCell
+	g.inv = 1 / g.cell
 	if len(pts) == 0 {
 		g.nx, g.ny, g.nz = 1, 1, 1
-		g.start = make([]int32, 2)
-		return g
+		g.start = resize(g.start, 2, true)
+		g.items = g.items[:0]
+		return
 	}
 	lo, hi := pts[0], pts[0]
 	for _, p := range pts {
@@ -40,29 +46,37 @@ func newGrid(pts []vec, minCell float64) *grid {
 		}
 		g.cell *= 1.5
 	}
+	g.inv = 1 / g.cell
 	n := g.nx * g.ny * g.nz
-	g.start = make([]int32, n+1)
-	cells := make([]int32, len(pts))
+	g.start = resize(g.start, n+1, true)
+	g.cellIx = resize(g.cellIx, len(pts), false)
 	for i, p := range pts {
 		c := g.cellOf(p)
-		cells[i] = int32(c)
+		g.cellIx[i] = int32(c)
 		g.start[c+1]++
 	}
 	for c := 0; c < n; c++ {
 		g.start[c+1] += g.start[c]
 	}
-	fill := make([]int32, n)
-	copy(fill, g.start[:n])
-	g.items = make([]int32, len(pts))
-	for i, c := range cells {
-		g.items[fill[c]] = int32(i)
-		fill[c]++
+	g.items = resize(g.items, len(pts), false)
+	g.pts = resize(g.pts, len(pts), false)
+	// Fill back to front so every cell ends up in ascending index order.
+	for i := len(pts) - 1; i >= 0; i-- {
+		c := g.cellIx[i]
+		g.start[c+1]--
+		k := g.start[c+1]
+		g.items[k] = int32(i)
+		g.pts[k] = pts[i]
 	}
-	return g
+	// start[c+1] now holds the start of cell c: shift back.
+	copy(g.start, g.start[1:])
+	g.start[n] = int32(len(pts))
 }
 
 func (g *grid) coord(v, lo float64, n int) int {
-	i := int((v - lo) / g.cell)
+	// The same monotonic formula for points and queries, so a query's
+	// cell range covers every point within its radius.
+	i := int((v - lo) * g.inv)
 	if i < 0 {
 		return 0
 	}
@@ -86,61 +100,17 @@ func dist2(a, b vec) float64 {
 // cellRange is one run of grid cells along z: cells base+z0 .. base+z1.
 type cellRange struct{ base, z0, z1 int }
 
-// around appends the cell runs within one cell of p's cell.
-func (g *grid) around(dst []cellRange, p vec) []cellRange {
-	x, y, z := g.coord(p[0], g.lo[0], g.nx), g.coord(p[1], g.lo[1], g.ny), g.coord(p[2], g.lo[2], g.nz)
-	z0, z1 := max(z-1, 0), min(z+1, g.nz-1)
-	for i := max(x-1, 0); i <= min(x+1, g.nx-1); i++ {
-		for j := max(y-1, 0); j <= min(y+1, g.ny-1); j++ {
+// within appends the cell runs that can hold points within r of p: per
+// axis the cells from p-r to p+r (two or three when r is the cell size).
+func (g *grid) within(dst []cellRange, p vec, r float64) []cellRange {
+	r += 1e-9 // a point at distance r whose coordinate rounds past p+r
+	x0, x1 := g.coord(p[0]-r, g.lo[0], g.nx), g.coord(p[0]+r, g.lo[0], g.nx)
+	y0, y1 := g.coord(p[1]-r, g.lo[1], g.ny), g.coord(p[1]+r, g.lo[1], g.ny)
+	z0, z1 := g.coord(p[2]-r, g.lo[2], g.nz), g.coord(p[2]+r, g.lo[2], g.nz)
+	for i := x0; i <= x1; i++ {
+		for j := y0; j <= y1; j++ {
 			dst = append(dst, cellRange{(i*g.ny + j) * g.nz, z0, z1})
 		}
 	}
 	return dst
-}
-
-// linkedGrid is a grid whose points are inserted one at a time (per cell a
-// singly linked list: head[cell], next[point]).
-type linkedGrid struct {
-	grid
-	head []int32
-	next []int32
-}
-
-// newLinkedGrid sizes a grid for pts (as newGrid) with no point inserted.
-func newLinkedGrid(pts []vec, minCell float64) *linkedGrid {
-	g := &linkedGrid{}
-	g.cell = minCell
-	if len(pts) == 0 {
-		g.nx, g.ny, g.nz = 1, 1, 1
-	} else {
-		lo, hi := pts[0], pts[0]
-		for _, p := range pts {
-			for d := 0; d < 3; d++ {
-				lo[d] = math.Min(lo[d], p[d])
-				hi[d] = math.Max(hi[d], p[d])
-			}
-		}
-		g.lo = lo
-		for {
-			g.nx = int((hi[0]-lo[0])/g.cell) + 1
-			g.ny = int((hi[1]-lo[1])/g.cell) + 1
-			g.nz = int((hi[2]-lo[2])/g.cell) + 1
-			if g.nx*g.ny*g.nz <= 8*len(pts)+64 {
-				break
-			}
-			g.cell *= 1.5
-		}
-	}
-	g.head = make([]int32, g.nx*g.ny*g.nz)
-	for i := range g.head {
-		g.head[i] = -1
-	}
-	g.next = make([]int32, len(pts))
-	return g
-}
-
-func (g *linkedGrid) insert(i int32, p vec) {
-	c := g.cellOf(p)
-	g.next[i] = g.head[c]
-	g.head[c] = i
 }

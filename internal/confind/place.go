@@ -32,6 +32,8 @@ type placement struct {
 	percont  [][]int32
 	nPlaced  []int
 	survived []int
+	frames   []frame
+	bcs      []vec
 }
 
 // binKey is pyconfind's bin label of angle a for bin width w.
@@ -61,16 +63,22 @@ func (lib *Library) confs(aa string, p *Position) ([]int32, bool) {
 	return nil, true
 }
 
-// place builds every rotamer of every position (section 4, NeRF).
-func place(pos []Position, lib *Library, nativeOnly bool) *placement {
-	pl := &placement{posRot: make([]int32, 1, len(pos)+1), nPlaced: make([]int, len(pos))}
+// job is one identity of one position to place.
+type job struct {
+	t   *template
+	idx []int32
+}
+
+// place builds every rotamer of every position (section 4, NeRF) into
+// ws.pl.
+func (ws *workspace) place(pos []Position, lib *Library, nativeOnly bool) *placement {
+	pl := &ws.pl
+	pl.posRot = append(pl.posRot[:0], 0)
+	pl.nPlaced = resize(pl.nPlaced, len(pos), true)
 	var one [1]string
-	type job struct {
-		t   *template
-		idx []int32
-	}
-	jobs := make([]job, 0, len(pos))
-	jobEnd := make([]int, len(pos))
+	jobs := ws.jobs[:0]
+	jobEnd := resize(ws.jobEnd, len(pos), false)
+	defer func() { ws.jobs, ws.jobEnd = jobs[:0], jobEnd }()
 	nrot, natom := 0, 0
 	for i := range pos {
 		p := &pos[i]
@@ -94,11 +102,12 @@ func place(pos []Position, lib *Library, nativeOnly bool) *placement {
 		}
 		jobEnd[i] = len(jobs)
 	}
-	pl.rots = make([]rotamer, 0, nrot)
-	pl.atoms = make([]vec, natom)
+	pl.rots = resize(pl.rots, nrot, false)[:0]
+	pl.atoms = resize(pl.atoms, natom, false)
 	a0 := 0
 	j0 := 0
-	var fr []frame
+	fr, bcs := pl.frames[:0], pl.bcs
+	defer func() { pl.frames, pl.bcs = fr[:0], bcs }()
 	for i := range pos {
 		p := &pos[i]
 		for _, jb := range jobs[j0:jobEnd[i]] {
@@ -106,8 +115,9 @@ func place(pos []Position, lib *Library, nativeOnly bool) *placement {
 			prop := aaProp[t.name]
 			m := len(t.atoms)
 			fr = t.frames(p, fr[:0])
+			bcs = resize(bcs, m, false)
 			for n, row := range jb.idx {
-				t.build(p, int(row), fr, pl.atoms[a0:a0+m])
+				t.build(p, int(row), fr, bcs, pl.atoms[a0:a0+m])
 				pl.rots = append(pl.rots, rotamer{pos: int32(i), t: t, w: prop * t.weights[n], atom0: int32(a0)})
 				a0 += m
 			}
@@ -119,23 +129,43 @@ func place(pos []Position, lib *Library, nativeOnly bool) *placement {
 	return pl
 }
 
-// frame is the NeRF frame (bc, m, n) of a placed atom and its parent c.
+// frame is the NeRF frame (bc, m, n) of a placed atom and its parent c,
+// when it is the same for every row of a position (ok); fixed atoms are
+// the same in every row too (at).
 type frame struct {
 	bc, m, n, c vec
-	ok          bool
+	ok, fixed   bool
+	at          vec
 }
 
-// frames computes the frames of the atoms whose parents are all backbone
-// atoms (the same for every row of the position).
+// frames computes, for one position, the frames of the atoms whose parents
+// are the same in every row (backbone atoms, or fixed atoms: an atom whose
+// parents are and whose CONF column is constant), and the fixed atoms'
+// places: the same operations on the same inputs as for every row.
 func (t *template) frames(p *Position, fr []frame) []frame {
 	for k := range t.atoms {
 		ref := &t.parentRef[k]
-		if ref[0] >= 0 || ref[1] >= 0 || ref[2] >= 0 {
+		var abc [3]vec
+		same := true
+		for i, r := range ref {
+			switch {
+			case r < 0:
+				abc[i] = p.bb[-1-r]
+			case fr[r].fixed:
+				abc[i] = fr[r].at
+			default:
+				same = false
+			}
+		}
+		if !same {
 			fr = append(fr, frame{})
 			continue
 		}
-		f := frameOf(p.bb[-1-ref[0]], p.bb[-1-ref[1]], p.bb[-1-ref[2]])
+		f := frameOf(abc[0], abc[1], abc[2])
 		f.ok = true
+		if t.varIdx[k] < 0 {
+			f.fixed, f.at = true, f.place(&t.constCoef[k])
+		}
 		fr = append(fr, f)
 	}
 	return fr
@@ -151,8 +181,10 @@ func (t *template) hasParents(p *Position) bool {
 }
 
 // build places row's atoms into out; fr holds the frames of the atoms
-// with backbone parents.
-func (t *template) build(p *Position, row int, fr []frame, out []vec) {
+// with row-invariant parents. bcs is scratch of len(t.atoms): the unit
+// c-b of each atom's frame, which is the unit b-a of a later atom with
+// those two parents (t.abFrom), the same operations on the same values.
+func (t *template) build(p *Position, row int, fr []frame, bcs []vec, out []vec) {
 	for k := range t.atoms {
 		var c *[4]float64
 		if vi := t.varIdx[k]; vi >= 0 {
@@ -160,8 +192,12 @@ func (t *template) build(p *Position, row int, fr []frame, out []vec) {
 		} else {
 			c = &t.constCoef[k]
 		}
+		if fr[k].fixed {
+			out[k], bcs[k] = fr[k].at, fr[k].bc
+			continue
+		}
 		if fr[k].ok {
-			out[k] = fr[k].place(c)
+			out[k], bcs[k] = fr[k].place(c), fr[k].bc
 			continue
 		}
 		ref := &t.parentRef[k]
@@ -173,8 +209,17 @@ func (t *template) build(p *Position, row int, fr []frame, out []vec) {
 				abc[i] = p.bb[-1-r]
 			}
 		}
-		f := frameOf(abc[0], abc[1], abc[2])
-		out[k] = f.place(c)
+		a, b, cc := abc[0], abc[1], abc[2]
+		bc := unit(vec{cc[0] - b[0], cc[1] - b[1], cc[2] - b[2]})
+		var ab vec
+		if j := t.abFrom[k]; j >= 0 {
+			ab = bcs[j]
+		} else {
+			ab = unit(vec{b[0] - a[0], b[1] - a[1], b[2] - a[2]})
+		}
+		n := unit(cross(ab, bc))
+		f := frame{bc: bc, m: cross(n, bc), n: n, c: cc}
+		out[k], bcs[k] = f.place(c), bc
 	}
 }
 
@@ -206,9 +251,9 @@ func unit(v vec) vec {
 // prune marks rotamers with a tested atom within clash (<=) of another
 // position's backbone atom, records ALA's clashing positions as permanent
 // contacts, and counts survivors.
-func (pl *placement) prune(pos []Position, clash float64) {
-	var obst []vec
-	var obstPos []int32
+func (ws *workspace) prune(pos []Position, clash float64) {
+	pl := &ws.pl
+	obst, obstPos := ws.obst[:0], ws.obstPos[:0]
 	for i := range pos {
 		for s := 0; s < 4; s++ {
 			if pos[i].hasBB[s] {
@@ -217,11 +262,14 @@ func (pl *placement) prune(pos []Position, clash float64) {
 			}
 		}
 	}
-	g := newGrid(obst, clash)
+	ws.obst, ws.obstPos = obst, obstPos
+	g := &ws.grids[0]
+	g.build(obst, clash)
 	c2 := clash * clash
 	pl.percont = make([][]int32, len(pos))
-	pl.survived = make([]int, len(pos))
-	var cells []cellRange
+	pl.survived = resize(pl.survived, len(pos), true)
+	cells := ws.cells[:0]
+	defer func() { ws.cells = cells }()
 	for ri := range pl.rots {
 		r := &pl.rots[ri]
 		ala := r.t.name == "ALA"
@@ -230,11 +278,12 @@ func (pl *placement) prune(pos []Position, clash float64) {
 				continue
 			}
 			x := pl.atoms[int(r.atom0)+k]
-			cells = g.around(cells[:0], x)
+			cells = g.within(cells[:0], x, clash)
 		scan:
 			for _, cr := range cells {
-				for _, o := range g.items[g.start[cr.base+cr.z0]:g.start[cr.base+cr.z1+1]] {
-					if obstPos[o] == r.pos || dist2(x, obst[o]) > c2 {
+				for q := g.start[cr.base+cr.z0]; q < g.start[cr.base+cr.z1+1]; q++ {
+					o := g.items[q]
+					if obstPos[o] == r.pos || dist2(x, g.pts[q]) > c2 {
 						continue
 					}
 					r.pruned = true

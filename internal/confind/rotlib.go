@@ -49,6 +49,9 @@ type template struct {
 	// >= 0, or -1-slot for a backbone slot (bbN, bbCA, bbC, bbO).
 	parentRef [][3]int
 	needBB    [4]bool
+	// abFrom[k] is an earlier atom whose frame's c-b is atom k's b-a (same
+	// two parents), or -1.
+	abFrom []int
 	// tested: clash-tested atoms; contact: tested and not hydrogen.
 	tested   []bool
 	contact  []bool
@@ -449,6 +452,14 @@ func (e *eblResidue) build(file string) (*template, error) {
 			t.needBB[slot] = true
 		}
 		t.parentRef = append(t.parentRef, ref)
+		from := -1
+		for j := 0; j < k; j++ {
+			if t.parentRef[j][1] == ref[0] && t.parentRef[j][2] == ref[1] {
+				from = j
+				break
+			}
+		}
+		t.abFrom = append(t.abFrom, from)
 		at[t.atoms[k]] = k
 		tested := !notTested[t.atoms[k]] && (t.atoms[k] != "CB" || t.name == "ALA")
 		t.tested = append(t.tested, tested)

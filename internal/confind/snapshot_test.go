@@ -29,9 +29,6 @@ func TestSnapshots(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			st, err := mmcif.ReadFile(filepath.Join(dir, name))
 			if err != nil {
-				if strings.HasSuffix(name, ".pdb") {
-					t.Skipf("SKIP: mmcif.ReadFile cannot read PDB-format files yet (the PDB reader of this round is not on this branch): %v", err)
-				}
 				t.Fatal(err)
 			}
 			r, err := Compute(st, lib, false)

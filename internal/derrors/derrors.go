@@ -27,16 +27,35 @@ var (
 // errors.Is/As. Use it deferred: defer derrors.Wrap(&err, "Read(%s)", uri).
 func Wrap(errp *error, format string, args ...any) {
 	if *errp != nil {
-		*errp = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *errp)
+		*errp = &opError{op: fmt.Sprintf(format, args...), err: *errp}
 	}
 }
+
+// opError is an error with the name of the operation that returned it
+// (Wrap): "op: err", for logs; Describe leaves the name out.
+type opError struct {
+	op  string
+	err error
+}
+
+func (e *opError) Error() string { return e.op + ": " + e.err.Error() }
+func (e *opError) Unwrap() error { return e.err }
+
+// kindError classifies err (Permanent, Transient): "kind: err", for logs;
+// Describe leaves the kind out.
+type kindError struct {
+	kind, err error
+}
+
+func (e *kindError) Error() string   { return e.kind.Error() + ": " + e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
 
 // Permanent wraps err so that errors.Is(err, ErrPermanent) holds.
 func Permanent(err error) error {
 	if err == nil || errors.Is(err, ErrPermanent) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", ErrPermanent, err)
+	return &kindError{ErrPermanent, err}
 }
 
 // Transient wraps err so that errors.Is(err, ErrTransient) holds.
@@ -44,5 +63,5 @@ func Transient(err error) error {
 	if err == nil || errors.Is(err, ErrTransient) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", ErrTransient, err)
+	return &kindError{ErrTransient, err}
 }

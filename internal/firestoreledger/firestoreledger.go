@@ -208,23 +208,11 @@ func (l *Ledger) Claim(ctx context.Context, runID string, shard int, lease time.
 		if err != nil {
 			return err
 		}
-		s := toShard(d)
 		now := l.now().UTC()
-		switch {
-		case s.Status == ledger.Done:
-			out = s
-			return derrors.ErrAlreadyDone
-		case s.Status == ledger.Running && now.Before(s.Lease):
-			out = s
-			return derrors.Transient(fmt.Errorf("claimed by another worker until %s", s.Lease.Format(time.RFC3339)))
+		if out, err = ledger.ClaimShard(toShard(d), now, lease); err != nil {
+			return err
 		}
-		s.Status = ledger.Running
-		s.Attempts++
-		s.Lease = now.Add(lease)
-		s.Started = now
-		s.ClearFailure()
-		out = s
-		return tx.Set(ref, fromShard(s, now))
+		return tx.Set(ref, fromShard(out, now))
 	})
 	if err != nil {
 		return out, translate(err)
@@ -248,9 +236,10 @@ func getShard(tx *firestore.Transaction, ref *firestore.DocumentRef) (shardDoc, 
 // Idempotent: a shard already done keeps its first completion.
 func (l *Ledger) Complete(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "firestoreledger.Complete(%s, %d)", s.RunID, s.Index)
-	s.Status = ledger.Done
-	s.ClearFailure()
-	return l.finish(ctx, s, nil)
+	return l.update(ctx, s.RunID, s.Index, func(old ledger.Shard, now time.Time) (ledger.Shard, bool, error) {
+		next, write := ledger.CompleteShard(s, old, now)
+		return next, write, nil
+	})
 }
 
 // Fail records the shard as failed, or dead-lettered when s.Status says so,
@@ -258,33 +247,28 @@ func (l *Ledger) Complete(ctx context.Context, s ledger.Shard) (err error) {
 // error wrapping derrors.ErrAlreadyDone. Repeating Fail rewrites the cause.
 func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "firestoreledger.Fail(%s, %d)", s.RunID, s.Index)
-	if s.Status != ledger.DeadLettered {
-		s.Status = ledger.Failed
-	}
-	s.BoundBadRows()
-	return l.finish(ctx, s, derrors.ErrAlreadyDone)
+	return l.update(ctx, s.RunID, s.Index, func(old ledger.Shard, now time.Time) (ledger.Shard, bool, error) {
+		next, err := ledger.FailShard(s, old, now)
+		return next, err == nil, err
+	})
 }
 
-// finish writes s as the shard's final record in a transaction, keeping its
-// attempts, start time and last transient error and clearing the lease. A shard already done is
-// left as it is and ifDone is returned.
-func (l *Ledger) finish(ctx context.Context, s ledger.Shard, ifDone error) error {
-	ref := l.shardRef(s.RunID, s.Index)
+// update applies a transition of package ledger to the shard's record in a
+// transaction: it reads the record, calls next with it and the clock, and
+// writes what next returns when it says so. next's error is returned (and
+// nothing is written); Firestore errors are translated. The transaction
+// may run next more than once under contention.
+func (l *Ledger) update(ctx context.Context, runID string, index int, next func(old ledger.Shard, now time.Time) (ledger.Shard, bool, error)) error {
+	ref := l.shardRef(runID, index)
 	return translate(l.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 		old, err := getShard(tx, ref)
 		if err != nil {
 			return err
 		}
-		if old.Status == string(ledger.Done) {
-			return ifDone
-		}
 		now := l.now().UTC()
-		s.Attempts = old.Attempts
-		s.Started = old.Started
-		s.LastError = old.LastErr
-		s.Lease = time.Time{}
-		if s.Finished.IsZero() {
-			s.Finished = now
+		s, write, err := next(toShard(old), now)
+		if err != nil || !write {
+			return err
 		}
 		return tx.Set(ref, fromShard(s, now))
 	}))
@@ -296,27 +280,10 @@ func (l *Ledger) finish(ctx context.Context, s ledger.Shard, ifDone error) error
 // claim (same attempts) is left as it is and Release returns nil.
 func (l *Ledger) Release(ctx context.Context, s ledger.Shard) (err error) {
 	defer derrors.Wrap(&err, "firestoreledger.Release(%s, %d)", s.RunID, s.Index)
-	ref := l.shardRef(s.RunID, s.Index)
-	return translate(l.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		old, err := getShard(tx, ref)
-		if err != nil {
-			return err
-		}
-		if old.Status != string(ledger.Running) || old.Attempts != s.Attempts {
-			return nil
-		}
-		now := l.now().UTC()
-		old.Status = string(ledger.Pending)
-		old.Lease = time.Time{}
-		old.Error, old.EntryID = "", ""
-		old.BadRows, old.BadMore = nil, 0
-		old.LastErr = s.Error
-		if old.LastErr == "" {
-			old.LastErr = "transient failure"
-		}
-		old.Updated = now
-		return tx.Set(ref, old)
-	}))
+	return l.update(ctx, s.RunID, s.Index, func(old ledger.Shard, _ time.Time) (ledger.Shard, bool, error) {
+		next, write := ledger.ReleaseShard(s, old)
+		return next, write, nil
+	})
 }
 
 // Shards returns every shard record of the run, ordered by index.

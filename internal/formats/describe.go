@@ -9,6 +9,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
 )
 
@@ -26,7 +27,7 @@ var described = map[string]struct {
 	input   format.InputKind
 	options func() []format.Option
 }{
-	contactsv1.Name: {format.FromRecord, contactsv1.OptionList},
+	contactsv1.Name: {format.FromRecord, fromstructure.OptionList}, // FromStructure with rotlib=
 	cadv2.Name:      {format.FromStructure, cadv2.OptionList},
 	bio2token.Name:  {format.FromStructure, bio2token.OptionList},
 	ccoordv1.Name:   {format.FromStructure, ccoordv1.OptionList},

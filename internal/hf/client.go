@@ -53,6 +53,10 @@ type Stats struct {
 	TooMany     atomic.Int64 // 429 answers
 	ServerError atomic.Int64 // 5xx answers and broken connections
 	Reresolves  atomic.Int64 // resolves redone because a signed URL expired
+	// Uploads counts PUTs to signed LFS storage URLs (each try);
+	// BytesUploaded the bytes of those that succeeded.
+	Uploads       atomic.Int64
+	BytesUploaded atomic.Int64
 }
 
 // Client talks to the Hub. Safe for concurrent use.
@@ -62,6 +66,7 @@ type Client struct {
 	endpoint string
 	api      *limiter
 	resolver *limiter
+	commits  *limiter // the commit endpoint's own quota (publish)
 	Stats    Stats
 }
 
@@ -85,7 +90,7 @@ func New(opts Options) *Client {
 	}
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Client{opts: opts, hc: hc, endpoint: strings.TrimRight(opts.Endpoint, "/"),
-		api: &limiter{name: "api"}, resolver: &limiter{name: "resolvers"}}
+		api: &limiter{name: "api"}, resolver: &limiter{name: "resolvers"}, commits: &limiter{name: "commits"}}
 }
 
 // Endpoint returns the Hub address in use.
@@ -147,6 +152,12 @@ type request struct {
 	hub    bool     // send the token
 	rng    string   // Range header
 	count  *atomic.Int64
+	// body, when set, returns a fresh request body and its length for each
+	// try (uploads and JSON posts); ctype is its Content-Type, header are
+	// extra request headers.
+	body   func() (io.Reader, int64, error)
+	ctype  string
+	header map[string]string
 	// accept handles an answer with a status below 400 (the body is closed
 	// after it returns); an error wrapping derrors.ErrTransient retries.
 	accept func(*http.Response) error
@@ -184,7 +195,7 @@ func (c *Client) try(ctx context.Context, r request, last *error) error {
 		}
 		ticket = t
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, r.url, nil)
+	req, err := c.newRequest(ctx, r)
 	if err != nil {
 		if r.lim != nil {
 			r.lim.done(ticket, nil, false, 0)
@@ -236,6 +247,35 @@ func (c *Client) try(ctx context.Context, r request, last *error) error {
 		*last = err
 	}
 	return err
+}
+
+// newRequest builds one try of r, with a fresh body when r has one.
+func (c *Client) newRequest(ctx context.Context, r request) (*http.Request, error) {
+	var body io.Reader
+	n := int64(-1)
+	if r.body != nil {
+		var err error
+		if body, n, err = r.body(); err != nil {
+			return nil, err
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, r.url, body)
+	if err != nil {
+		return nil, err
+	}
+	if n >= 0 {
+		req.ContentLength = n
+		if n == 0 {
+			req.Body = http.NoBody
+		}
+	}
+	if r.ctype != "" {
+		req.Header.Set("Content-Type", r.ctype)
+	}
+	for k, v := range r.header {
+		req.Header.Set(k, v)
+	}
+	return req, nil
 }
 
 func retryAfter(h http.Header) time.Duration {

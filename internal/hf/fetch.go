@@ -279,7 +279,7 @@ func fetchOne(ctx context.Context, c *Client, opts FetchOptions, l *Lock, f Lock
 	if ok, err := checkDone(ctx, opts.Store, outURI, meta); ok || err != nil {
 		return false, 0, 0, err
 	}
-	rf, err := c.Open(ctx, l.Repo, l.Revision, f.Path, f.SHA256)
+	rf, err := c.OpenSized(ctx, l.Repo, l.Revision, f.Path, f.SHA256, f.Size)
 	if err != nil {
 		return false, 0, 0, err
 	}

@@ -126,9 +126,10 @@ func (l *limiter) acquire(ctx context.Context) (uint64, error) {
 				l.inflight = map[uint64]bool{}
 			}
 			l.seq++
-			l.inflight[l.seq] = true
+			seq := l.seq // read under the lock: two requests never share a ticket
+			l.inflight[seq] = true
 			l.mu.Unlock()
-			return l.seq, nil
+			return seq, nil
 		}
 		// While requests are in flight their answers will tell exactly what
 		// is left (the estimate subtracts them all): wait for the next

@@ -45,9 +45,21 @@ type segment struct {
 // wantETag is set, that the content hash it announces matches. Reads use
 // ctx. One resolve request.
 func (c *Client) Open(ctx context.Context, repo, rev, p, wantETag string) (_ *File, err error) {
+	return c.OpenSized(ctx, repo, rev, p, wantETag, -1)
+}
+
+// OpenSized is Open for a file whose size is known from elsewhere (the
+// tree listing, kept in the lock): when the resolve answer carries no size
+// (mirrors and proxies drop X-Linked-Size), size is used; a negative size
+// means unknown. A size the answer does carry is what the File reports (the
+// caller compares it with its own).
+func (c *Client) OpenSized(ctx context.Context, repo, rev, p, wantETag string, size int64) (_ *File, err error) {
 	res, err := c.Resolve(ctx, repo, rev, p)
 	if err != nil {
 		return nil, err
+	}
+	if res.Size < 0 {
+		res.Size = size
 	}
 	return c.openResolved(ctx, repo, rev, p, wantETag, res)
 }
@@ -61,7 +73,7 @@ func (c *Client) openResolved(ctx context.Context, repo, rev, p, wantETag string
 		return nil, derrors.Permanent(fmt.Errorf("%s: content hash %s at commit %s, but the lock has %s", p, res.ETag, rev, wantETag))
 	}
 	if res.Size < 0 {
-		return nil, derrors.Permanent(fmt.Errorf("%s: the Hub gave no size (X-Linked-Size or Content-Length)", p))
+		return nil, derrors.Permanent(fmt.Errorf("%s: the Hub's resolve answer gave no size (X-Linked-Size or Content-Length) and none is known from the tree listing", p))
 	}
 	return &File{c: c, ctx: ctx, repo: repo, rev: rev, path: p, size: res.Size, etag: res.ETag, url: res.URL}, nil
 }

@@ -59,8 +59,9 @@ func (s *Store) commit(ctx context.Context, repo, rev string) (string, error) {
 }
 
 // List returns the files matching pattern (glob in the last element only),
-// as URIs pinned to the commit, sorted. One revision call (once per
-// revision) and one paginated tree listing.
+// as URIs pinned to the commit, sorted; none (no error) when the commit has
+// no such folder. One revision call (once per revision) and one paginated
+// tree listing.
 func (s *Store) List(ctx context.Context, pattern string) (_ []string, err error) {
 	defer derrors.Wrap(&err, "hf.Store.List(%s)", pattern)
 	src, err := ParseSource(pattern)
@@ -79,6 +80,9 @@ func (s *Store) List(ctx context.Context, pattern string) (_ []string, err error
 		return nil, err
 	}
 	entries, err := s.c.Tree(ctx, src.Repo, commit, dir)
+	if errors.Is(err, derrors.ErrNotFound) && dir != "" {
+		return nil, nil // a folder the commit does not have holds no match (as in every blob.Store)
+	}
 	if err != nil {
 		return nil, err
 	}

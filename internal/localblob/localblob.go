@@ -36,13 +36,14 @@ type Store struct{}
 
 var _ blob.Store = Store{}
 
-// Path converts a plain path or a file:// URI to a file path. Other schemes
-// are a permanent error.
+// Path converts a plain path or a file:// URI to a file path. A "?" in a
+// file:// URI is part of the path (the glob character of List patterns),
+// never a query. Other schemes are a permanent error.
 func Path(uri string) (string, error) {
 	if !strings.Contains(uri, "://") {
 		return uri, nil
 	}
-	u, err := url.Parse(uri)
+	u, err := url.Parse(strings.ReplaceAll(uri, "?", "%3F"))
 	if err != nil {
 		return "", derrors.Permanent(fmt.Errorf("localblob: bad URI %q: %w", uri, err))
 	}

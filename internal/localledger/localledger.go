@@ -222,18 +222,9 @@ func (l *Ledger) Claim(ctx context.Context, runID string, shard int, lease time.
 	if err != nil {
 		return s, err
 	}
-	now := l.now()
-	switch {
-	case s.Status == ledger.Done:
-		return s, derrors.ErrAlreadyDone
-	case s.Status == ledger.Running && now.Before(s.Lease):
-		return s, derrors.Transient(fmt.Errorf("claimed by another worker until %s", s.Lease.Format(time.RFC3339)))
+	if s, err = ledger.ClaimShard(s, l.now(), lease); err != nil {
+		return s, err
 	}
-	s.Status = ledger.Running
-	s.Attempts++
-	s.Lease = now.Add(lease)
-	s.Started = now
-	s.ClearFailure()
 	if err := l.append(entry{Shard: &s}); err != nil {
 		return s, err
 	}
@@ -250,12 +241,11 @@ func (l *Ledger) Complete(ctx context.Context, s ledger.Shard) (err error) {
 	if err != nil {
 		return err
 	}
-	if old.Status == ledger.Done {
+	s, write := ledger.CompleteShard(s, old, l.now())
+	if !write {
 		return nil
 	}
-	s.Status = ledger.Done
-	s.ClearFailure()
-	return l.finish(s, old)
+	return l.append(entry{Shard: &s})
 }
 
 // Fail records the shard as failed (or dead-lettered when s.Status says so)
@@ -268,14 +258,10 @@ func (l *Ledger) Fail(ctx context.Context, s ledger.Shard) (err error) {
 	if err != nil {
 		return err
 	}
-	if old.Status == ledger.Done {
-		return derrors.ErrAlreadyDone
+	if s, err = ledger.FailShard(s, old, l.now()); err != nil {
+		return err
 	}
-	if s.Status != ledger.DeadLettered {
-		s.Status = ledger.Failed
-	}
-	s.BoundBadRows()
-	return l.finish(s, old)
+	return l.append(entry{Shard: &s})
 }
 
 // shard returns the recorded shard, or derrors.ErrNotFound. l.mu is held.
@@ -285,20 +271,6 @@ func (l *Ledger) shard(runID string, index int) (ledger.Shard, error) {
 		return s, derrors.ErrNotFound
 	}
 	return s, nil
-}
-
-// finish appends s, a shard that has finished with s.Status, keeping old's
-// attempts, start and last error, clearing the lease, and stamping
-// Finished now unless s has it. l.mu is held.
-func (l *Ledger) finish(s, old ledger.Shard) error {
-	s.Attempts = old.Attempts
-	s.Started = old.Started
-	s.LastError = old.LastError
-	s.Lease = time.Time{}
-	if s.Finished.IsZero() {
-		s.Finished = l.now()
-	}
-	return l.append(entry{Shard: &s})
 }
 
 // Release puts a running shard back to pending after a transient failure
@@ -313,17 +285,11 @@ func (l *Ledger) Release(ctx context.Context, s ledger.Shard) (err error) {
 	if err != nil {
 		return err
 	}
-	if old.Status != ledger.Running || old.Attempts != s.Attempts {
+	next, write := ledger.ReleaseShard(s, old)
+	if !write {
 		return nil
 	}
-	old.Status = ledger.Pending
-	old.Lease = time.Time{}
-	old.ClearFailure()
-	old.LastError = s.Error
-	if old.LastError == "" {
-		old.LastError = "transient failure"
-	}
-	return l.append(entry{Shard: &old})
+	return l.append(entry{Shard: &next})
 }
 
 // Shards returns the run's shard records ordered by index.

@@ -66,6 +66,11 @@ type Summary struct {
 	AlreadyDone int // shards found done (skipped)
 	Failed      []ShardError
 	Wall        time.Duration
+	// Docs counts the documents of the shards completed in this
+	// invocation, as written to their output files (a failed or
+	// interrupted shard writes none); DocsAlreadyDone those of the shards
+	// found done, from the ledger.
+	Docs, DocsAlreadyDone int64
 }
 
 // ShardError is a shard that failed.
@@ -100,7 +105,8 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	}
 	out := cfg.Spec.Output
 	ledgerPath := cfg.LedgerPath
-	if !strings.HasPrefix(out, "gs://") {
+	local := !strings.HasPrefix(out, "gs://")
+	if local {
 		if out, err = localblob.Path(out); err != nil {
 			return nil, err
 		}
@@ -110,26 +116,42 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	} else if ledgerPath == "" {
 		return nil, derrors.Permanent(fmt.Errorf("output %s is not a local folder: a local ledger file is needed (LedgerPath)", out))
 	}
+	store := cfg.Store
+	if store == nil {
+		store = localblob.Store{}
+	}
+	// Everything that can refuse the run comes before anything is
+	// written: planning is read-only, and the output folder and the ledger
+	// are created only once the run can start.
+	if local {
+		if err := checkWritable(out); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkWritable(filepath.Dir(ledgerPath)); err != nil {
+		return nil, err
+	}
+	q := localqueue.New()
+	p, err := planner.Prepare(ctx, planner.Deps{Store: store, Publisher: q, NewFormat: cfg.NewFormat}, cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	if local {
+		if err := checkNotManifestFolder(out, p); err != nil {
+			return nil, err
+		}
+	}
 	led, err := localledger.Open(ledgerPath)
 	if err != nil {
 		return nil, err
 	}
 	defer led.Close()
-	if !strings.HasPrefix(out, "gs://") {
+	if local {
 		if _, err := localblob.RemoveTemps(out); err != nil {
 			return nil, err
 		}
 	}
-	store := cfg.Store
-	if store == nil {
-		store = localblob.Store{}
-	}
-	q := localqueue.New()
 	pdeps := planner.Deps{Store: store, Ledger: led, Publisher: q, NewFormat: cfg.NewFormat}
-	p, err := planner.Prepare(ctx, pdeps, cfg.Spec)
-	if err != nil {
-		return nil, err
-	}
 	for _, r := range led.Runs() {
 		if r.ID != p.Run.ID {
 			return nil, derrors.Permanent(fmt.Errorf("%w: %s already holds run %s, and this command is run %s; they differ in\n  %s\nUse another --out, or rerun with the recorded inputs and options",
@@ -145,6 +167,7 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 		for _, s := range shards {
 			if s.Status == ledger.Done {
 				sum.AlreadyDone++
+				sum.DocsAlreadyDone += s.Counts.DocsOut
 			}
 		}
 	}
@@ -186,12 +209,13 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 				}
 				mu.Lock()
 				switch {
-				case ctx.Err() != nil:
-				case err != nil:
-					sum.Failed = append(sum.Failed, ShardError{msg.Shard, err})
-				case res.AlreadyDone:
-				default:
+				case err == nil && res.AlreadyDone:
+				case err == nil:
 					sum.Done++
+					sum.Docs += res.Accounting.DocsOut
+				case ctx.Err() != nil: // interrupted: not done, not failed
+				default:
+					sum.Failed = append(sum.Failed, ShardError{msg.Shard, err})
 				}
 				mu.Unlock()
 			}
@@ -203,8 +227,8 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 		return sum, err
 	}
 	if len(sum.Failed) > 0 {
-		return sum, fmt.Errorf("%w: %d of %d shards failed (first: shard %d: %v)", ErrIncomplete,
-			len(sum.Failed), p.Run.Shards, sum.Failed[0].Shard, sum.Failed[0].Err)
+		return sum, fmt.Errorf("%w: %d of %d shards failed (first: shard %d: %s)", ErrIncomplete,
+			len(sum.Failed), p.Run.Shards, sum.Failed[0].Shard, derrors.Describe(sum.Failed[0].Err))
 	}
 	return sum, nil
 }

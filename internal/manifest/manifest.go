@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -191,7 +192,7 @@ func Resolve(s Schema, uriColumn, textColumn string, record []format.Column, exc
 			if slices.Contains(s.Unsupported, name) {
 				return derrors.Permanent(fmt.Errorf("manifest %s: column %q has an unsupported type", s.URI, name))
 			}
-			return derrors.Permanent(fmt.Errorf("manifest %s: %w %q (columns: %v)", s.URI, ErrMissingColumn, name, names(s.Columns)))
+			return derrors.Permanent(fmt.Errorf("manifest %s: %w %q (its columns: %s)", s.URI, ErrMissingColumn, name, strings.Join(names(s.Columns), ", ")))
 		}
 		if len(want) > 0 && !slices.Contains(want, c.Type) {
 			return derrors.Permanent(fmt.Errorf("manifest %s: column %q has type %v, want %v", s.URI, name, c.Type, want))
@@ -237,7 +238,7 @@ func Resolve(s Schema, uriColumn, textColumn string, record []format.Column, exc
 	for _, name := range passthrough {
 		switch {
 		case slices.Contains(exclude, name):
-			return p, derrors.Permanent(fmt.Errorf("passthrough column %q: the format writes its own %s", name, name))
+			return p, derrors.Permanent(fmt.Errorf("passthrough column %q: the format writes its own %s, computed from the structure; leave it out of --passthrough", name, name))
 		case slices.Contains(p.Columns(), name):
 			return p, derrors.Permanent(fmt.Errorf("passthrough column %q is an input column, or named twice", name))
 		}

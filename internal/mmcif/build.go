@@ -113,6 +113,9 @@ type builder struct {
 	subEntity          map[string]entRec // assignEntities' scratch: _entity row of each subchain
 	doc                document          // parse's result
 	loopTags           []span            // parse's scratch
+	seenTags           tagSet            // parse: the current block's tags
+	seenFrames         map[string]bool   // parse: the current block's save_ frames
+	seenBlocks         map[string]bool   // parse: the block names so far
 	names              []string          // the _atom_site loop's column names
 
 	fast fastState // the line fast path's state (fastrow.go)

@@ -67,3 +67,28 @@ func TestPDBName(t *testing.T) {
 		}
 	}
 }
+
+// TestPDBErrorsNameTheLine: gemmi's refusals of a PDB file (and a NUL byte,
+// which gemmi's C strings would cut the line at) are errors naming the line.
+func TestPDBErrorsNameTheLine(t *testing.T) {
+	atom := "ATOM      1  CA  ALA A   1      11.104   6.134  -6.504  1.00 90.00           C\n"
+	for in, want := range map[string]string{
+		atom + "ATOM      2  CA  ALA A   2      11.104   6.134\n": "line 2: the line is too short",
+		"HEADER\n" + atom + "ANISOU    1  CA  ALA A   1     100    200    300      0      0      0\n" + "ANISOU    1  CA  ALA A   1     100    200    300      0      0      0\n": "line 4: duplicated ANISOU",
+		"MODEL        1\n" + atom + "MODEL        2\n":                                     "line 3: MODEL without ENDMDL",
+		"MODEL        1\n" + atom + "ENDMDL\nMODEL        1\n" + atom:                      "line 4: duplicate MODEL number: 1",
+		atom + "ENDMDL\n" + atom + "ENDMDL\n" + strings.Replace(atom, "ALA A", "ALA B", 1): "",
+		"MODEL        2\n" + atom + "ENDMDL\n" + atom:                                      "line 4: ATOM/HETATM between models",
+		atom[:78] + "X1\n": "line 1: wrong format for charge",
+		"REMARK\ndata_x\n": "line 2: incorrect file format",
+		atom + "AT\x00M\n": "line 2: NUL byte",
+	} {
+		_, err := Read([]byte(in))
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("Read(%q) = %v, want no error", in, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, derrors.ErrPermanent)):
+			t.Errorf("Read(%q) = %v, want a permanent error with %q", in, err, want)
+		}
+	}
+}

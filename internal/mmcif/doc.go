@@ -22,7 +22,10 @@
 //     31-54, occupancy 55-60 (1 when the line is shorter), B 61-66 (20),
 //     element 77-78 or, without a letter there, from the atom name. Numbers
 //     are the longest numeric prefix of the field, correctly rounded, 0 when
-//     there is none; record names are compared without case.
+//     there is none; record names are compared without case. The two fields
+//     gemmi reads without checking the line's length (MODEL's number, columns
+//     11-14, and ANISOU's U11) come, on a short line, from what earlier lines
+//     left in gemmi's line buffer, and so they do here.
 //   - Models: MODEL numbers, or 1, 2, ... for atoms outside MODEL records
 //     (ENDMDL without MODEL separates them); a repeated MODEL number, MODEL
 //     inside a model, and atoms after ENDMDL that would reuse a model number
@@ -46,22 +49,45 @@
 //     than 55 bytes, ANISOU not after an atom or repeated, a charge that is
 //     neither "2+" nor "+2" form, data_ or mmJSON text before any atom. A NUL
 //     byte is an error too (gemmi's C strings would cut the line there).
+//     TestPDBSnapshotsAgreeWithGemmi, TestCorpusAsPDBAgreesWithGemmi,
+//     TestPDBRecordsAsGemmi and TestGemmiDifferentialPDB check all this
+//     against python3-gemmi at test time.
+//   - Speed (bench inspect --pdb): an atom line whose residue columns are
+//     the previous line's skips the residue lookup, fixed-form numbers take
+//     one pass and one division, atom names are found by their four
+//     columns; about the mmCIF reader's CPU per atom.
 //   - Read and ReadInto give a PDB structure no name (Structure.Name ""),
 //     ReadFile and ReadFrom the name gemmi gives it from the path (PDBName).
 //     Residue.LabelSeq and EntityID are 0 and "": the format has neither.
 //
 // # Syntax
 //
-// The whole file is tokenized as CIF 1.1 (data blocks, tag-value pairs,
-// loop_, single- and double-quoted values that close only before
-// whitespace, ;-text fields, # comments, '.' and '?', case-insensitive
-// keywords and tags, any column order). Tokens are spans into the input; no
-// value is copied unless it becomes a name in the result. Only _atom_site
-// (streamed row by row), _entity and _struct_asym of the first data block
-// are turned into values; every other loop is tokenized and counted (a loop
-// whose value count is not a multiple of its tag count is an error, as in
-// gemmi) and skipped. Bytes outside printable ASCII are rejected outside
-// text fields, as CIF 1.1 and gemmi do.
+// The whole file is tokenized as CIF 1.1 with gemmi 0.5.7's grammar (data
+// blocks, tag-value pairs, loop_, save_ frames, single- and double-quoted
+// values that close only before whitespace, '#' or the end, ;-text fields,
+// # comments, '.' and '?', case-insensitive keywords and tags, any column
+// order). Tokens are spans into the input; no value is copied unless it
+// becomes a name in the result. Only _atom_site (streamed row by row),
+// _entity and _struct_asym of the first data block (outside save_ frames,
+// which gemmi does not search) are turned into values; every other loop is
+// tokenized and counted (a loop whose value count is not a multiple of its
+// tag count is an error, as in gemmi) and skipped.
+//
+// Bytes: a quoted value may hold any byte but a newline (gemmi relaxed its
+// quoted_tail rule for PDB 5Q1H, whose title has a no-break space; Latin-1
+// and UTF-8 text from other tools reads the same way), and so may text
+// fields and comments; unquoted values, tags and block names are printable
+// ASCII, anything else there is an error, as in gemmi.
+//
+// Duplicates, as gemmi's check_for_duplicates refuses them: a tag given
+// twice in a block (as pairs or loop columns, compared without case; tags
+// inside save_ frames are not the block's), a block name given twice
+// (without case; a bare data_ is "#"), a save_ frame name given twice in a
+// block. The frame grammar is gemmi's too: no frame inside a frame, a bare
+// save_ only to close one, every frame closed before its block ends, and
+// stop_ only right after a loop's values.
+// TestNonASCIIInQuotedValuesAsGemmi and TestDuplicateTagsAsGemmi check
+// these rules against python3-gemmi at test time.
 //
 // # Speed
 //
@@ -132,6 +158,16 @@
 //     atom whose residue was seen earlier in the part (even after other
 //     residues) joins that residue; microheterogeneity (two comp_ids at one
 //     seq id) gives two residues.
+//   - label_seq_id: gemmi 0.5.7 keeps it as written and leaves it empty
+//     (None) for '.', '?' or a missing column; LabelSeq is then 0 (a written
+//     0 reads the same). Contacts (structure.SeqNumbers) number a polymer
+//     none of whose residues has one by position, so that files without
+//     the column (Rosetta's, PDB format) have contacts; gemmi itself
+//     numbers them only when asked (assign_label_seq_id). The other values
+//     that are silently 0 or empty where gemmi has none: AuthSeq for an
+//     auth_seq_id of '?' (gemmi None), Model.Num for a model name that is
+//     not an integer, EntityID without label_entity_id. TestLabelSeqAsGemmi
+//     checks these readings against python3-gemmi.
 //   - Atoms keep every altloc; the B-factor and occupancy are parsed as
 //     float64 then stored as float32 (an unquoted '?' or '.' reads as
 //     gemmi's defaults, 50 and 1); coordinates are correctly rounded

@@ -100,7 +100,10 @@ func (l *lexer) next() (tokKind, span, error) {
 			}
 		}
 	case c == '\'' || c == '"':
-		// quoted: closes at the same quote followed by whitespace or EOF
+		// quoted: closes at the same quote followed by whitespace, '#' or
+		// the end (gemmi's endq); any byte but a newline may sit inside
+		// (gemmi's quoted_tail, relaxed for PDB entries such as 5Q1H that
+		// carry non-ASCII text)
 		q := p + 1
 		for {
 			i := bytes.IndexByte(d[q:], c)
@@ -111,12 +114,7 @@ func (l *lexer) next() (tokKind, span, error) {
 			if nl := bytes.IndexByte(d[q:j], '\n'); nl >= 0 {
 				return 0, span{}, &syntaxError{start, "unterminated quoted string"}
 			}
-			if j+1 >= n || isWS(d[j+1]) {
-				for k := p + 1; k < j; k++ {
-					if d[k] >= 0x7f || (d[k] < ' ' && d[k] != '\t') {
-						return 0, span{}, &syntaxError{k, fmt.Sprintf("byte 0x%02x not allowed in a quoted value", d[k])}
-					}
-				}
+			if j+1 >= n || isWS(d[j+1]) || d[j+1] == '#' {
 				l.pos = j + 1
 				return tQuoted, span{int32(p + 1), int32(j)}, nil
 			}

@@ -87,24 +87,37 @@ func parse(data []byte, b *builder) (*document, error) {
 		pk       tokKind
 		psp      span
 		inFirst  bool
+		inFrame  bool // inside a save_ frame: its items are not the block's
 		loopTags = b.loopTags[:0]
 	)
 	defer func() { b.loopTags = loopTags[:0] }()
+	if b.seenFrames == nil {
+		b.seenFrames, b.seenBlocks = map[string]bool{}, map[string]bool{}
+	}
+	clear(b.seenBlocks)
+	b.seenTags.reset()
 	for {
 		var (
 			k   tokKind
 			sp  span
 			err error
 		)
+		afterLoop := pending
 		if pending {
 			k, sp, pending = pk, psp, false
 		} else if k, sp, err = l.next(); err != nil {
 			return nil, err
 		}
+		if inFrame && (k == tEOF || k == tData || k == tGlobal) {
+			return nil, &syntaxError{int(sp.s), "save_ frame not closed (no save_ before the end of the block)"}
+		}
 		switch k {
 		case tEOF:
 			return doc, nil
 		case tData, tGlobal:
+			if err := b.newBlock(k, data[sp.s:sp.e], int(sp.s)); err != nil {
+				return nil, err
+			}
 			doc.nBlocks++
 			inFirst = doc.nBlocks == 1
 			if inFirst && k == tData {
@@ -113,9 +126,16 @@ func parse(data []byte, b *builder) (*document, error) {
 					doc.name = "#" // gemmi 0.5.7 names an empty data_ block "#"
 				}
 			}
-		case tSave, tStop:
+		case tSave:
 			// save frames are not used by mmCIF coordinates; their content
 			// is still tokenized and syntax-checked below.
+			if err := b.frame(data[sp.s:sp.e], int(sp.s), &inFrame); err != nil {
+				return nil, err
+			}
+		case tStop:
+			if !afterLoop {
+				return nil, &syntaxError{int(sp.s), "stop_ outside a loop"}
+			}
 		case tValue, tQuoted, tText:
 			return nil, &syntaxError{int(sp.s), fmt.Sprintf("value %.20q without a tag", string(data[sp.s:sp.e]))}
 		case tTag:
@@ -129,6 +149,12 @@ func parse(data []byte, b *builder) (*document, error) {
 			}
 			if vk != tValue && vk != tQuoted && vk != tText {
 				return nil, &syntaxError{int(sp.s), fmt.Sprintf("tag %s has no value", tag)}
+			}
+			if inFrame {
+				continue
+			}
+			if err := b.newTag(sp); err != nil {
+				return nil, err
 			}
 			if !inFirst {
 				continue
@@ -166,6 +192,11 @@ func parse(data []byte, b *builder) (*document, error) {
 				if first == nil {
 					first = data[sp.s:sp.e]
 				}
+				if !inFrame {
+					if err := b.newTag(sp); err != nil {
+						return nil, err
+					}
+				}
 				loopTags = append(loopTags, sp)
 			}
 			if len(loopTags) == 0 {
@@ -174,7 +205,7 @@ func parse(data []byte, b *builder) (*document, error) {
 			var t *table
 			var prefix string
 			atoms := false
-			if inFirst {
+			if inFirst && !inFrame {
 				switch {
 				case hasPrefixFold(first, catAtomSite):
 					atoms, prefix = true, catAtomSite
@@ -222,6 +253,59 @@ func parse(data []byte, b *builder) (*document, error) {
 			pending, pk, psp = true, k, sp
 		}
 	}
+}
+
+// newBlock checks a data_ block heading as gemmi's check_for_duplicates
+// does (block names compared without case; global_ blocks are not named)
+// and starts the block's tag and frame sets.
+func (b *builder) newBlock(k tokKind, name []byte, off int) error {
+	b.seenTags.reset()
+	clear(b.seenFrames)
+	if k != tData {
+		return nil
+	}
+	key := "#" // gemmi names a bare data_ block "#"
+	if len(name) > 0 {
+		key = b.lowerTag(name)
+	}
+	if b.seenBlocks[key] {
+		return &syntaxError{off, fmt.Sprintf("duplicate block name data_%s", name)}
+	}
+	b.seenBlocks[key] = true
+	return nil
+}
+
+// newTag refuses a tag that the block already has (a pair or a loop
+// column, compared without case), as gemmi's check_for_duplicates does.
+// Tags inside save_ frames are not checked, as in gemmi.
+func (b *builder) newTag(sp span) error {
+	if !b.seenTags.add(b.data, sp) {
+		return &syntaxError{int(sp.s), fmt.Sprintf("duplicate tag %s", b.data[sp.s:sp.e])}
+	}
+	return nil
+}
+
+// frame handles save_NAME (a frame starts) and save_ (it ends) as gemmi's
+// grammar does: no frame in a frame, no save_ without an open frame, no
+// two frames of one name (without case) in a block.
+func (b *builder) frame(tok []byte, off int, inFrame *bool) error {
+	if len(tok) == len("save_") {
+		if !*inFrame {
+			return &syntaxError{off, "unnamed save_ frame"}
+		}
+		*inFrame = false
+		return nil
+	}
+	if *inFrame {
+		return &syntaxError{off, fmt.Sprintf("%s inside a save_ frame", tok)}
+	}
+	key := b.lowerTag(tok)
+	if b.seenFrames[key] {
+		return &syntaxError{off, fmt.Sprintf("duplicate %s", tok)}
+	}
+	b.seenFrames[key] = true
+	*inFrame = true
+	return nil
 }
 
 // plain marks bytes that may appear in an unquoted value and that cannot

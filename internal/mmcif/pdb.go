@@ -60,13 +60,22 @@ type pdbReader struct {
 	fill    []int32
 	spare   []structure.Atom
 
+	buf       [121]byte         // gemmi's line buffer (see scan)
+	names     map[uint32]string // atom names by their four columns
+	nameCache [256]nameEntry    // a direct-mapped cache in front of names
+
+	keyRes    [10]byte // columns 18-27 of the last atom line (residue key)
+	keySeg    [4]byte  // and its columns 73-76
+	keySegLen int
+	keyOK     bool
+
 	curModel, curPart, curRes int
 	afterTer                  bool
 	anisoSet                  bool // the last atom has a non-zero U11 (gemmi's duplicate-ANISOU check)
 }
 
 var pdbReaders = sync.Pool{New: func() any {
-	return &pdbReader{resmap: map[pdbKey]int32{}, intern: map[string]string{}, seen: map[chainKey]int{}}
+	return &pdbReader{resmap: map[pdbKey]int32{}, intern: map[string]string{}, seen: map[chainKey]int{}, names: map[uint32]string{}}
 }}
 
 func (p *pdbReader) in(s []byte) string {
@@ -93,7 +102,17 @@ func (p *pdbReader) release() {
 	if len(p.intern) > maxInterned {
 		p.intern = map[string]string{}
 	}
+	if len(p.names) > maxInterned {
+		p.names = map[uint32]string{}
+		p.nameCache = [256]nameEntry{}
+	}
 	pdbReaders.Put(p)
+}
+
+type nameEntry struct {
+	key  uint32
+	name string
+	ok   bool
 }
 
 // pdbLineError is an error at a line of a PDB file.
@@ -121,7 +140,8 @@ func readPDB(st *structure.Structure, data []byte, arr arrays) error {
 	p := pdbReaders.Get().(*pdbReader)
 	defer p.release()
 	p.curModel, p.curPart, p.curRes = -1, -1, -1
-	p.afterTer, p.anisoSet = false, false
+	p.afterTer, p.anisoSet, p.keyOK = false, false, false
+	p.buf = [121]byte{}
 	p.atoms = arr.atoms[:0]
 	if est := len(data)/81 + 16; cap(p.atoms) < est {
 		p.atoms = make([]structure.Atom, 0, est)
@@ -140,6 +160,9 @@ func readPDB(st *structure.Structure, data []byte, arr arrays) error {
 
 // scan reads the lines of data (gemmi's main loop).
 func (p *pdbReader) scan(data []byte) error {
+	if k := bytes.IndexByte(data, 0); k >= 0 {
+		return &pdbLineError{lineOf(data, k), "NUL byte in a PDB-format line"}
+	}
 	lineNum := 0
 	for pos := 0; pos < len(data); {
 		lineNum++
@@ -154,17 +177,19 @@ func (p *pdbReader) scan(data []byte) error {
 		// gemmi reads at most 120 bytes of a line and skips the rest
 		l := pdbLine(data[pos:min(end, pos+120)])
 		pos = next
-		if k := bytes.IndexByte(l, 0); k >= 0 {
-			return &pdbLineError{lineNum, "NUL byte in a PDB-format line"}
-		}
+		// gemmi's line buffer: this line over the earlier ones, then NUL;
+		// the few fields gemmi reads past a short line's end (MODEL's
+		// number, ANISOU's U11) come from what earlier lines left there
+		p.buf[copy(p.buf[:120], l)] = 0
+		buf := pdbLine(p.buf[:])
 		var err error
 		switch id := l.alpha4(); {
 		case id == recATOM || id == recHETATM:
 			err = p.atom(l)
 		case id == recANISOU:
-			err = p.aniso(l)
+			err = p.aniso(buf)
 		case id == recMODEL:
-			err = p.model(l)
+			err = p.model(buf)
 		case id == recENDMDL:
 			p.curModel, p.curPart = -1, -1
 		case l.isRecord3(recTER):
@@ -173,7 +198,7 @@ func (p *pdbReader) scan(data []byte) error {
 			return nil
 		case id == recData && l.at(4) == '_' && p.curModel < 0:
 			err = fmt.Errorf("incorrect file format (perhaps it is cif not pdb?)")
-		case id == recJSON && l.alpha3(4) == alpha3("ta_") && p.curModel < 0:
+		case id == recJSON && buf.alpha3(4) == alpha3("ta_") && p.curModel < 0:
 			err = fmt.Errorf("incorrect file format (perhaps it is mmJSON not pdb?)")
 		}
 		if err != nil {
@@ -191,6 +216,26 @@ func (p *pdbReader) atom(l pdbLine) error {
 	if len(l) < 55 {
 		return fmt.Errorf("the line is too short to be correct: %q", bytes.TrimRight(l, "\r\n"))
 	}
+	// the residue of the previous atom line when the residue columns
+	// (name, chain, number, insertion code, segment) are byte for byte
+	// that line's: the common case, no parsing or lookup
+	seg4 := l.field(72, 4)
+	if p.keyOK && p.curPart >= 0 && p.curRes >= 0 && string(l[17:27]) == string(p.keyRes[:]) &&
+		string(seg4) == string(p.keySeg[:p.keySegLen]) {
+		return p.addAtom(l)
+	}
+	if err := p.residue(l); err != nil {
+		return err
+	}
+	copy(p.keyRes[:], l[17:27])
+	p.keySegLen = copy(p.keySeg[:], seg4)
+	p.keyOK = true
+	return p.addAtom(l)
+}
+
+// residue finds or starts the residue (and chain part, and model) of an
+// atom line, as gemmi's reader does.
+func (p *pdbReader) residue(l pdbLine) error {
 	chainName := l.readString(20, 2)
 	num, hasSeq, icode := l.readSeqID(22)
 	resName := l.readString(17, 3)
@@ -241,12 +286,17 @@ func (p *pdbReader) atom(l pdbLine) error {
 		}
 		p.curRes = int(ri)
 	}
+	return nil
+}
+
+// addAtom adds the atom of a line to the current residue.
+func (p *pdbReader) addAtom(l pdbLine) error {
 	a := structure.Atom{
-		Name:    p.in(l.readString(12, 4)),
+		Name:    p.atomName(l),
 		Element: atomElement(l),
-		X:       l.readDouble(30, 8),
-		Y:       l.readDouble(38, 8),
-		Z:       l.readDouble(46, 8),
+		X:       l.double(30, 8),
+		Y:       l.double(38, 8),
+		Z:       l.double(46, 8),
 		Occ:     1,
 		B:       20,
 	}
@@ -254,10 +304,10 @@ func (p *pdbReader) atom(l pdbLine) error {
 		a.AltLoc = c
 	}
 	if len(l) > 58 {
-		a.Occ = float32(l.readDouble(54, 6))
+		a.Occ = float32(l.double(54, 6))
 	}
 	if len(l) > 64 {
-		a.B = float32(l.readDouble(60, 6))
+		a.B = float32(l.double(60, 6))
 	}
 	if len(l) > 78 && !readCharge(l.at(78), l.at(79)) {
 		return fmt.Errorf("wrong format for charge: %q", []byte{l.at(78), l.at(79)})
@@ -267,6 +317,23 @@ func (p *pdbReader) atom(l pdbLine) error {
 	p.res[p.curRes].nAtoms++
 	p.anisoSet = false
 	return nil
+}
+
+// atomName is the atom name (columns 13-16, trimmed), interned by the
+// columns' four bytes.
+func (p *pdbReader) atomName(l pdbLine) string {
+	k := uint32(l[12])<<24 | uint32(l[13])<<16 | uint32(l[14])<<8 | uint32(l[15])
+	h := (k * 0x9e3779b1) >> (32 - 8)
+	if c := &p.nameCache[h]; c.ok && c.key == k {
+		return c.name
+	}
+	n, ok := p.names[k]
+	if !ok {
+		n = p.in(l.readString(12, 4))
+		p.names[k] = n
+	}
+	p.nameCache[h] = nameEntry{k, n, true}
+	return n
 }
 
 // matches is gemmi's ResidueId::matches between residue ri and a record.

@@ -173,6 +173,52 @@ func (l pdbLine) readDouble(i, n int) float64 {
 	return prefixFloat(s)
 }
 
+// double is readDouble with a fast path for the usual form of a
+// coordinate, occupancy or B field: blanks, an optional '-', digits, '.',
+// digits, up to the field's end, at most 15 digits (exact in a float64, so
+// that one division rounds correctly, as Clinger's fast path does).
+func (l pdbLine) double(i, n int) float64 {
+	if i+n > len(l) {
+		return l.readDouble(i, n)
+	}
+	s := l[i : i+n]
+	k := 0
+	for k < len(s) && s[k] == ' ' {
+		k++
+	}
+	neg := k < len(s) && s[k] == '-'
+	if neg {
+		k++
+	}
+	var m uint64
+	nd := 0
+	for k < len(s) && s[k]-'0' < 10 {
+		m = m*10 + uint64(s[k]-'0')
+		k++
+		nd++
+	}
+	frac := 0
+	if k < len(s) && s[k] == '.' {
+		k++
+		for k < len(s) && s[k]-'0' < 10 {
+			m = m*10 + uint64(s[k]-'0')
+			k++
+			frac++
+		}
+	}
+	if k != len(s) || nd+frac == 0 || nd+frac > 15 {
+		return l.readDouble(i, n)
+	}
+	v := float64(m)
+	if frac > 0 {
+		v /= pow10[frac]
+	}
+	if neg {
+		v = -v
+	}
+	return v
+}
+
 // prefixFloat is fast_float::from_chars on s: the number at its start.
 func prefixFloat(s []byte) float64 {
 	k := 0

@@ -264,6 +264,9 @@ func checkSummary(t *testing.T, dir string, shards []ledger.Shard, contextLength
 	if !s.Accounting.Balanced {
 		t.Errorf("summary accounting not balanced: %+v", s.Accounting)
 	}
+	if want := len(failed) == 0 && len(missing) == 0; s.Accounting.Complete != want {
+		t.Errorf("summary complete = %v, want %v (failed %v, missing %v)", s.Accounting.Complete, want, failed, missing)
+	}
 	if len(wall) > 0 {
 		if s.ShardWallClock == nil {
 			t.Fatalf("summary has no shard wall-clock")

@@ -164,6 +164,11 @@ func TestBuildEdgeCases(t *testing.T) {
 			if rep.Summary.Documents != 0 || a.ShardsFailed != 1 || a.ShardsMissing != 1 || len(rep.Files["accounting.png"]) == 0 || len(rep.Files["index.html"]) == 0 {
 				t.Errorf("report of a run with no output: %+v, files %d", rep.Summary, len(rep.Files))
 			}
+			// The headline must not call a run whose shards failed balanced.
+			page := string(rep.Files["index.html"])
+			if a.Complete || !strings.Contains(page, `<span class="bad">INCOMPLETE: 1 failed and 1 missing shards`) || strings.Contains(page, `<span class="ok">balanced`) {
+				t.Errorf("headline of a run whose shards failed (complete %v):\n%s", a.Complete, page[:min(len(page), 3000)])
+			}
 		})
 	}
 }

@@ -58,17 +58,21 @@ type Statements struct {
 // Accounting is rows in versus documents out, with every filter reason and
 // every failed, dead-lettered or missing shard.
 type Accounting struct {
-	Source        string           `json:"source"` // "ledger" or "parquet-metadata"
-	RowsIn        int64            `json:"rows_in"`
-	DocsOut       int64            `json:"docs_out"`
-	Filtered      map[string]int64 `json:"filtered"`
-	Skipped       int64            `json:"skipped"`
-	Balanced      bool             `json:"balanced"` // rows_in == docs_out + sum(filtered) + skipped
-	ShardsDone    int              `json:"shards_done"`
-	ShardsFailed  int              `json:"shards_failed"`
-	ShardsMissing int              `json:"shards_missing"`
-	Failures      []Failure        `json:"failures"`
-	Missing       []int            `json:"missing"`
+	Source   string           `json:"source"` // "ledger" or "parquet-metadata"
+	RowsIn   int64            `json:"rows_in"`
+	DocsOut  int64            `json:"docs_out"`
+	Filtered map[string]int64 `json:"filtered"`
+	Skipped  int64            `json:"skipped"`
+	Balanced bool             `json:"balanced"` // rows_in == docs_out + sum(filtered) + skipped, over the done shards
+	// Complete: every shard is done (none failed, dead-lettered or
+	// missing). The counts above cover the done shards only: a failed
+	// shard writes no documents.
+	Complete      bool      `json:"complete"`
+	ShardsDone    int       `json:"shards_done"`
+	ShardsFailed  int       `json:"shards_failed"`
+	ShardsMissing int       `json:"shards_missing"`
+	Failures      []Failure `json:"failures"`
+	Missing       []int     `json:"missing"`
 }
 
 // Failure is one shard that did not finish.
@@ -206,6 +210,7 @@ func accounting(files []*shardFile, shards []ledger.Shard, total int) Accounting
 		filtered += n
 	}
 	a.Balanced = a.RowsIn == a.DocsOut+filtered+a.Skipped
+	a.Complete = a.ShardsFailed == 0 && a.ShardsMissing == 0
 	return a
 }
 

@@ -231,3 +231,20 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 
 // ident returns s as a SQL identifier.
 func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// RequiredColumns names the manifest columns Select needs, in output
+// order; OptionalColumns those it passes through when present.
+func RequiredColumns() []string { return columnNames(true) }
+
+// OptionalColumns: see RequiredColumns.
+func OptionalColumns() []string { return columnNames(false) }
+
+func columnNames(required bool) []string {
+	var out []string
+	for _, c := range columns {
+		if c.required == required {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}

@@ -69,6 +69,11 @@ type Options struct {
 	// temporary folder inside the staging directory beyond it. Empty means
 	// DuckDB's default (80% of RAM).
 	MemoryLimit string
+
+	// AllowDuplicateIDs accepts input rows that share an entry_id (each
+	// copy may be selected). By default Select refuses them, naming the
+	// file and row of two copies (ErrDuplicateID).
+	AllowDuplicateIDs bool
 }
 
 // DefaultOptions returns the thresholds of the reference selection.
@@ -163,7 +168,8 @@ func (o Options) validate() error {
 // concurrent calls must use different OutDirs.
 //
 // Bad input (no rows, missing columns, wrong types, files that disagree,
-// null entry_id or split, duplicate entry_id among selected rows, a split
+// null entry_id or split, an entry_id in two input rows (ErrDuplicateID,
+// naming both; see Options.AllowDuplicateIDs), a split
 // unfit for a folder name) is an error wrapping derrors.ErrPermanent that
 // names the file or the value.
 func Select(ctx context.Context, opts Options) (st *Stats, err error) {
@@ -309,6 +315,12 @@ SELECT unnest(l) AS name, generate_subscripts(l, 1) AS idx FROM (SELECT [%s] AS 
 		return nil, fmt.Errorf("listing files: %w", err)
 	}
 	srcRows := "read_parquet([" + strings.Join(files, ", ") + "], filename = true, file_row_number = true) AS s JOIN files f ON f.name = s.filename"
+	if !opts.AllowDuplicateIDs {
+		if err := checkDuplicateIDs(ctx, db, srcRows); err != nil {
+			return nil, err
+		}
+		phase("duplicates")
+	}
 	q = fmt.Sprintf(`CREATE TABLE ranked AS
 SELECT f.idx AS file_idx, s.file_row_number AS file_row,
   CAST(row_number() OVER (PARTITION BY s.struct_cluster_id
@@ -350,7 +362,7 @@ ORDER BY split, "round" DESC, struct_cluster_id, entry_id`,
 	if _, err := db.ExecContext(ctx, "DROP TABLE ranked; DROP TABLE keys"); err != nil {
 		return nil, err
 	}
-	if err := checkSelected(ctx, db); err != nil {
+	if err := checkSelected(ctx, db, opts.AllowDuplicateIDs); err != nil {
 		return nil, err
 	}
 	if err := summarize(ctx, db, opts, st); err != nil {
@@ -367,13 +379,16 @@ ORDER BY split, "round" DESC, struct_cluster_id, entry_id`,
 }
 
 // checkSelected rejects selections that cannot be written as documented.
-func checkSelected(ctx context.Context, db *sql.DB) error {
+func checkSelected(ctx context.Context, db *sql.DB, allowDuplicateIDs bool) error {
 	n, err := count(ctx, db, "SELECT count(*) FROM selected WHERE entry_id IS NULL OR split IS NULL")
 	if err != nil {
 		return err
 	}
 	if n > 0 {
 		return derrors.Permanent(fmt.Errorf("%d selected rows have a null entry_id or split", n))
+	}
+	if allowDuplicateIDs {
+		return nil
 	}
 	var dup string
 	err = db.QueryRowContext(ctx, "SELECT entry_id FROM selected GROUP BY entry_id HAVING count(*) > 1 ORDER BY entry_id LIMIT 1").Scan(&dup)

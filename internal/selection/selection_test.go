@@ -464,7 +464,15 @@ func TestSelectBadInput(t *testing.T) {
 		setup: func(t *testing.T, dir string) []string {
 			return []string{writeManifest(t, dir, "dup.parquet", append(good, mrow{"A0", "train", "B", 1, 10}, mrow{"B1", "train", "B", 2, 10}, mrow{"B2", "train", "B", 3, 10}))}
 		},
-		wantErr: []string{`entry_id "A0" appears more than once`},
+		wantErr: []string{`entry_id "A0": `, "dup.parquet row 0 and ", "dup.parquet row 3", "--allow-duplicate-ids"},
+		want:    ErrDuplicateID,
+	}, {
+		name: "duplicate entry_id across files and splits, not selected",
+		setup: func(t *testing.T, dir string) []string {
+			return []string{writeManifest(t, dir, "a.parquet", good),
+				writeManifest(t, dir, "b.parquet", []mrow{{"X", "val", "Z", 1, 10}, {"A2", "val", "", 5, 10}})}
+		},
+		wantErr: []string{`1 entry_id(s)`, `entry_id "A2": `, "a.parquet row 2 and ", "b.parquet row 1"},
 		want:    derrors.ErrPermanent,
 	}, {
 		name: "split unfit for a folder name",

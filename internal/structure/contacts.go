@@ -6,8 +6,8 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/geom"
 )
 
-// Contact is a pair of residues, numbered by label_seq_id (I < J in
-// residue order), whose representative atoms lie D Å apart.
+// Contact is a pair of residues, numbered by label_seq_id (or by position,
+// see SeqNumbers; I < J), whose representative atoms lie D Å apart.
 type Contact struct {
 	I, J int
 	D    float64
@@ -40,10 +40,43 @@ func CAAtom(r *Residue) *Atom {
 	return nil
 }
 
+// SeqNumbers returns the numbers that Contacts gives residues: their
+// label_seq_ids; or, when no residue has one (PDB-format files, and mmCIF
+// files written without label_seq_id or with '.' throughout, as Rosetta
+// writes them; gemmi 0.5.7 leaves label_seq empty there), their position in
+// the list from 1, alternative residues at one position (consecutive
+// residues with the same auth_seq_id and insertion code, the insertion code
+// compared without case, as gemmi's first-conformer groups) sharing one.
+// A residue without label_seq_id among others that have one keeps 0.
+func SeqNumbers(residues []Residue, out []int) []int {
+	out = out[:0]
+	have := false
+	for i := range residues {
+		if residues[i].LabelSeq != 0 {
+			have = true
+			break
+		}
+	}
+	n := 0
+	for i := range residues {
+		r := &residues[i]
+		switch {
+		case have:
+			out = append(out, r.LabelSeq)
+			continue
+		case i == 0 || r.AuthSeq != residues[i-1].AuthSeq || r.ICode|0x20 != residues[i-1].ICode|0x20:
+			n++
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 // Contacts returns the contact list of residues (normally a chain's
 // Polymer()): every pair whose representative atoms (RepAtom) are strictly
-// closer than cutoff and whose label_seq_ids differ by at least minSep,
-// sorted by (I, J) as label_seq_ids. Distances are computed in float64 from
+// closer than cutoff and whose numbers (SeqNumbers: label_seq_ids, or
+// positions when the residues have none) differ by at least minSep, sorted
+// by (I, J) as those numbers. Distances are computed in float64 from
 // the parsed coordinates. skipped holds the indexes (into residues) of
 // residues without a representative atom; they take part in no contact.
 // It uses a cell list, so the cost grows linearly with the residue count.
@@ -59,8 +92,9 @@ func Contacts(residues []Residue, cutoff float64, minSep int) (contacts []Contac
 		pts = append(pts, geom.Vec3{a.X, a.Y, a.Z})
 		idx = append(idx, i)
 	}
+	num := SeqNumbers(residues, make([]int, 0, len(residues)))
 	keep := func(i, j int) bool {
-		d := residues[idx[i]].LabelSeq - residues[idx[j]].LabelSeq
+		d := num[idx[i]] - num[idx[j]]
 		if d < 0 {
 			d = -d
 		}
@@ -70,7 +104,7 @@ func Contacts(residues []Residue, cutoff float64, minSep int) (contacts []Contac
 		if p.D >= cutoff {
 			continue
 		}
-		a, b := residues[idx[p.I]].LabelSeq, residues[idx[p.J]].LabelSeq
+		a, b := num[idx[p.I]], num[idx[p.J]]
 		if a > b {
 			a, b = b, a
 		}

@@ -40,8 +40,8 @@ const (
 // Residue is one residue (one label_comp_id / seq id / insertion code run).
 type Residue struct {
 	Name     string // auth_comp_id (label_comp_id without that column), e.g. "MSE"
-	LabelSeq int    // label_seq_id; 0 when absent ('.' or '?')
-	AuthSeq  int    // auth_seq_id
+	LabelSeq int    // label_seq_id; 0 when absent ('.', '?', no column, PDB format), where gemmi has none
+	AuthSeq  int    // auth_seq_id (PDB: columns 23-26); 0 when '?' or blank, where gemmi has none
 	ICode    byte   // pdbx_PDB_ins_code, 0 when absent
 	Subchain string // label_asym_id
 	EntityID string // label_entity_id

@@ -81,3 +81,32 @@ func TestContacts(t *testing.T) {
 		t.Errorf("cutoff is strict, got %v", cs)
 	}
 }
+
+func TestSeqNumbers(t *testing.T) {
+	r := func(lseq, auth int, icode byte) Residue { return Residue{LabelSeq: lseq, AuthSeq: auth, ICode: icode} }
+	tests := []struct {
+		name string
+		res  []Residue
+		want []int
+	}{
+		{"label_seq_id kept", []Residue{r(3, 10, 0), r(4, 11, 0), r(7, 14, 0)}, []int{3, 4, 7}},
+		{"one without among others keeps 0", []Residue{r(1, 10, 0), r(0, 11, 0), r(3, 12, 0)}, []int{1, 0, 3}},
+		{"none: positions from 1", []Residue{r(0, -3, 0), r(0, 5, 0), r(0, 6, 0)}, []int{1, 2, 3}},
+		{"none: insertion codes are positions", []Residue{r(0, 5, 0), r(0, 5, 'A'), r(0, 5, 'B'), r(0, 6, 0)}, []int{1, 2, 3, 4}},
+		{"none: alternatives at one position share it", []Residue{r(0, 5, 0), r(0, 6, 0), r(0, 6, 0), r(0, 7, 'a'), r(0, 7, 'A')}, []int{1, 2, 2, 3, 3}},
+		{"empty", nil, []int{}},
+	}
+	for _, tc := range tests {
+		got := SeqNumbers(tc.res, nil)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: SeqNumbers = %v, want %v", tc.name, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%s: SeqNumbers = %v, want %v", tc.name, got, tc.want)
+				break
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -17,18 +18,39 @@ func Dir(tb testing.TB) string {
 	tb.Helper()
 	dir := os.Getenv("FOLDCORPUS_CORPUS")
 	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
-		dir = filepath.Join(root, "..", "shared", "corpus")
+		dir = filepath.Join(moduleRoot(), "..", "shared", "corpus")
 	}
 	dir, _ = filepath.Abs(dir)
-	if _, err := os.Stat(filepath.Join(dir, "golden")); err != nil {
+	if _, err := os.Stat(cacheVisible(filepath.Join(dir, "golden"))); err != nil {
 		if os.Getenv("FOLDCORPUS_REQUIRE_CORPUS") == "1" {
 			tb.Fatalf("shared corpus required (FOLDCORPUS_REQUIRE_CORPUS=1) but not found at %s: %v", dir, err)
 		}
 		tb.Skipf("SKIP: shared corpus not found at %s (set FOLDCORPUS_CORPUS or check out ../shared); set FOLDCORPUS_REQUIRE_CORPUS=1 to make this a failure", dir)
 	}
 	return dir
+}
+
+// moduleRoot is the repository root (the folder holding go.mod).
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// cacheVisible writes an absolute path so that `go test`'s cache notices
+// when it appears or disappears. The go command records every file a test
+// stats or opens and reruns the test when one of them changes, but only
+// files it takes to be inside the module: it compares the path's text with
+// the module root's, without cleaning it. ../shared/corpus is outside, so a
+// plain stat of it is not tracked, and a test that skipped without the
+// corpus stays "ok (cached)" after the corpus appears. Written as
+// ROOT/../shared/corpus/... (the same file), the stat is tracked.
+func cacheVisible(path string) string {
+	root := moduleRoot()
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !strings.HasPrefix(rel, "..") {
+		return path // inside the module already, or on another volume
+	}
+	return root + string(filepath.Separator) + rel
 }
 
 // Files returns the corpus files of one category ("afdb", "pdb", "edge"),
@@ -48,7 +70,7 @@ func Files(tb testing.TB, category string) []string {
 // oracle cannot go silent where it must run.
 func Tool(tb testing.TB, path, why string) string {
 	tb.Helper()
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(cacheVisible(path)); err != nil {
 		if os.Getenv("FOLDCORPUS_REQUIRE_CORPUS") == "1" {
 			tb.Fatalf("%s required (FOLDCORPUS_REQUIRE_CORPUS=1) but unavailable: %v; %s", path, err, why)
 		}

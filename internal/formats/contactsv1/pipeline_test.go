@@ -134,6 +134,7 @@ func TestPipelineRun(t *testing.T) {
 			spec := planner.Spec{
 				Manifest: filepath.Join(dir, "*.parquet"), Format: contactsv1.Name, Options: run.opts,
 				Output: filepath.Join(dir, "out"), RowGroupsPerShard: 2,
+				AllowDuplicateIDs: true, // the golden records hold two models of some accessions
 			}
 			// The driver of `foldcorpus run`: planner, then the shard worker on
 			// every shard, two at a time.
@@ -299,7 +300,7 @@ func TestPipelineMalformedRecord(t *testing.T) {
 	dir := t.TempDir()
 	writeManifest(t, filepath.Join(dir, "records.parquet"), cases, 4)
 	spec := planner.Spec{Manifest: filepath.Join(dir, "*.parquet"), Format: contactsv1.Name,
-		Output: filepath.Join(dir, "out"), RowGroupsPerShard: 1}
+		Output: filepath.Join(dir, "out"), RowGroupsPerShard: 1, AllowDuplicateIDs: true}
 	sum, err := localrun.Run(context.Background(), localrun.Config{Spec: spec, Workers: 1})
 	if !errors.Is(err, localrun.ErrIncomplete) || sum == nil || len(sum.Failed) != 1 || sum.Done != 1 {
 		t.Fatalf("localrun.Run = %+v, %v; want one failed and one done shard, ErrIncomplete", sum, err)

@@ -43,6 +43,10 @@ import (
 type File struct {
 	Path string
 	Data []byte
+	// Regular marks a file stored in git itself (committed as a "file"
+	// operation), listed with its git blob id and no lfs field; the others
+	// are LFS files.
+	Regular bool
 }
 
 // Options configure a Server. Zero values take the defaults noted.
@@ -60,6 +64,11 @@ type Options struct {
 	Latency      time.Duration // added to every Hub and CDN request
 	Fail5xxEvery int           // every Nth request (Hub and CDN together) answers 503
 	DropEvery    int           // every Nth range request drops the connection mid-body
+	// NoLinkedSize leaves X-Linked-Size out of resolve answers, as mirrors
+	// and proxies that drop headers do (the size is then only in the tree
+	// listing).
+	NoLinkedSize bool
+	Write        WriteOptions // the write API (publish.go)
 }
 
 // Range is one range the CDN served.
@@ -91,6 +100,7 @@ type Server struct {
 	counts  Counts
 	nreq    atomic.Int64
 	nrange  atomic.Int64
+	wr      writeState // the write API's state (publish.go), under mu
 }
 
 type window struct {
@@ -115,6 +125,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, key: []byte("hubtest-signing-key"), start: time.Now(),
 		commits: map[string][]File{}, windows: map[string]*window{}}
 	s.branch = s.commit(opts.Files)
+	s.initWrite()
 	s.Hub = httptest.NewServer(http.HandlerFunc(s.serveHub))
 	s.CDN = httptest.NewServer(http.HandlerFunc(s.serveCDN))
 	return s
@@ -124,6 +135,7 @@ func New(opts Options) *Server {
 func (s *Server) Close() {
 	s.Hub.Close()
 	s.CDN.Close()
+	s.wr.storage.Close()
 }
 
 // URL is the Hub's endpoint (for HF_ENDPOINT).
@@ -229,6 +241,11 @@ func (s *Server) quota(w http.ResponseWriter, class string, limit int) bool {
 	s.mu.Unlock()
 	w.Header().Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%s", class, left, seconds(reset, s.opts.Window)))
 	w.Header().Set("RateLimit-Policy", fmt.Sprintf("%q;%q;q=%d;w=%s", "fixed window", class, limit, seconds(s.opts.Window, s.opts.Window)))
+	if !ok && class == "commits" && s.opts.Window >= time.Second {
+		// The commit quota's 429 also says Retry-After, in whole seconds
+		// (windows of a second or more).
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((reset+time.Second-1)/time.Second), 10))
+	}
 	if !ok {
 		http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
 	}
@@ -254,6 +271,9 @@ func hubError(w http.ResponseWriter, status int, code, msg string) {
 func (s *Server) serveHub(w http.ResponseWriter, r *http.Request) {
 	s.delay()
 	if s.inject5xx(w) {
+		return
+	}
+	if s.serveWrite(w, r) {
 		return
 	}
 	p := r.URL.EscapedPath()
@@ -352,6 +372,10 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request, rest string) {
 			dirs[d] = true
 			entries = append(entries, entry{Type: "directory", OID: SHA256([]byte(d))[:40], Path: d})
 		}
+		if f.Regular {
+			entries = append(entries, entry{Type: "file", OID: GitBlobID(f.Data), Size: int64(len(f.Data)), Path: f.Path})
+			continue
+		}
 		sum := SHA256(f.Data)
 		blob := sha1.Sum([]byte(fmt.Sprintf("version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize %d\n", sum, len(f.Data))))
 		entries = append(entries, entry{Type: "file", OID: hex.EncodeToString(blob[:]), Size: int64(len(f.Data)), Path: f.Path,
@@ -411,7 +435,9 @@ func (s *Server) resolve(w http.ResponseWriter, rest string) {
 	w.Header().Set("Location", fmt.Sprintf("%s/%s/%s?Expires=%d&Signature=%s", s.CDN.URL, commit, escPath, expires, s.sign(commit, p, expires)))
 	w.Header().Set("X-Repo-Commit", commit)
 	w.Header().Set("X-Linked-Etag", `"`+sum+`"`)
-	w.Header().Set("X-Linked-Size", strconv.Itoa(len(files[i].Data)))
+	if !s.opts.NoLinkedSize {
+		w.Header().Set("X-Linked-Size", strconv.Itoa(len(files[i].Data)))
+	}
 	w.Header().Set("ETag", `"`+SHA256([]byte(p))[:40]+`"`)
 	w.WriteHeader(http.StatusFound)
 }

@@ -37,6 +37,11 @@ func Summarize(file string, st *structure.Structure) Reading {
 			ch.Sequence = string(seq)
 			for k := range c.Residues {
 				res := &c.Residues[k]
+				var ls *int
+				if res.LabelSeq != 0 {
+					ls = &res.LabelSeq
+				}
+				ch.LabelSeqs = append(ch.LabelSeqs, ls)
 				ch.NAtoms += len(res.Atoms)
 				for _, a := range res.Atoms {
 					alt := ""
@@ -121,6 +126,9 @@ func Diff(g, ours Reading) []string {
 					gc.Name, gc.NResidues, gc.NPolymer, gc.NAtoms, gc.Sequence, gc.Residues))
 			}
 			d = append(d, diffAtoms(gm.Name, ci, gc.Atoms, oc.Atoms)...)
+			if !slices.EqualFunc(gc.LabelSeqs, oc.LabelSeqs, func(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }) {
+				d = append(d, fmt.Sprintf("model %s chain %d: label_seq %v, gemmi %v", gm.Name, ci, fmtInts(oc.LabelSeqs), fmtInts(gc.LabelSeqs)))
+			}
 		}
 	}
 	if (g.PLDDTMean == nil) != (ours.PLDDTMean == nil) || g.PLDDTMean != nil && !same(float64(*g.PLDDTMean), float64(*ours.PLDDTMean)) {
@@ -157,6 +165,17 @@ func diffAtoms(model string, ci int, g, ours []Atom) []string {
 		}
 	}
 	return nil
+}
+
+func fmtInts(p []*int) []string {
+	s := make([]string, len(p))
+	for i, v := range p {
+		s[i] = "none"
+		if v != nil {
+			s[i] = strconv.Itoa(*v)
+		}
+	}
+	return s
 }
 
 // same reports whether two sums of the same values in the same order

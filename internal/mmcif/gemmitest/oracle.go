@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,8 @@ type Chain struct {
 	Sums [3]jsonFloat `json:"sums"`
 	// Residues: "NAME SEQ[ICODE] SUBCHAIN ENTITYTYPE NATOMS" per residue.
 	Residues []string `json:"residues"`
+	// LabelSeqs: each residue's label_seq, nil where gemmi has none.
+	LabelSeqs []*int `json:"label_seqs"`
 	// Atoms: every atom of the chain in order.
 	Atoms []Atom `json:"atoms"`
 }
@@ -163,6 +166,81 @@ func (g *Gemmi) Read(paths []string) ([]Reading, error) {
 		return nil, fmt.Errorf("gemmi read %d of %d files: %s", len(rs), len(paths), stderr.Bytes())
 	}
 	return rs, nil
+}
+
+// toPDB writes a PDB-format copy of each file with gemmi's write_pdb (one
+// Python process; options drawn from seed) and returns the copies' paths
+// and bytes; files gemmi cannot read or write are left out, and the mmCIF
+// files are removed.
+func (g *Gemmi) toPDB(paths []string, seed uint64) ([]string, [][]byte, error) {
+	r := rand.New(rand.NewPCG(seed, 26))
+	var in strings.Builder
+	outs := make([]string, len(paths))
+	for i, p := range paths {
+		outs[i] = strings.TrimSuffix(p, ".cif") + ".pdb"
+		flags := ""
+		for _, f := range "stinq" {
+			if r.IntN(3) > 0 {
+				flags += string(f)
+			}
+		}
+		fmt.Fprintf(&in, "%s\t%s\t%s\n", p, outs[i], flags)
+	}
+	cmd := exec.Command(Python, filepath.Join(dir(), "testdata", "gemmi_write_pdb.py"))
+	cmd.Stdin = strings.NewReader(in.String())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("gemmi_write_pdb.py: %w: %s", err, stderr.Bytes())
+	}
+	status := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(status) != len(paths) {
+		return nil, nil, fmt.Errorf("gemmi_write_pdb.py answered %d of %d files: %s", len(status), len(paths), stderr.Bytes())
+	}
+	var ps []string
+	var datas [][]byte
+	for i, st := range status {
+		os.Remove(paths[i])
+		if st != "ok" {
+			continue
+		}
+		data, err := os.ReadFile(outs[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		ps, datas = append(ps, outs[i]), append(datas, data)
+	}
+	return ps, datas, nil
+}
+
+// WritePDB writes a PDB-format copy of each file into dir with gemmi's
+// read_structure + write_pdb (default options) and returns the copies'
+// paths, "" where gemmi fails. g is not used concurrently.
+func (g *Gemmi) WritePDB(paths []string, outDir string) ([]string, error) {
+	var in strings.Builder
+	outs := make([]string, len(paths))
+	for i, p := range paths {
+		base := filepath.Base(p)
+		outs[i] = filepath.Join(outDir, strings.TrimSuffix(base, filepath.Ext(base))+".pdb")
+		fmt.Fprintf(&in, "%s\t%s\ttnq\n", p, outs[i])
+	}
+	cmd := exec.Command(Python, filepath.Join(dir(), "testdata", "gemmi_write_pdb.py"))
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("gemmi_write_pdb.py: %w", err)
+	}
+	status := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(status) != len(paths) {
+		return nil, fmt.Errorf("gemmi_write_pdb.py answered %d of %d files", len(status), len(paths))
+	}
+	for i, st := range status {
+		if st != "ok" {
+			outs[i] = ""
+		}
+	}
+	return outs, nil
 }
 
 // jsonFloat is a float64 that also reads Python's json NaN, Infinity and

@@ -16,7 +16,20 @@ type Config struct {
 	For   time.Duration // or: keep generating batches this long
 	Seed  uint64        // first seed; file k has seed Seed+k and block name gen<seed>
 	Keep  string        // folder that receives the files that disagree ("" for none)
+	// Format of the files: FormatCIF (Generate), FormatPDB (GeneratePDB)
+	// or FormatGemmiPDB (Generate, then written as PDB by gemmi's
+	// write_pdb with random options).
+	Format Format
 }
+
+// Format is the kind of file Run generates.
+type Format int
+
+const (
+	FormatCIF Format = iota
+	FormatPDB
+	FormatGemmiPDB
+)
 
 // batch is how many files one Python process reads.
 const batch = 250
@@ -44,12 +57,25 @@ func Run(t *testing.T, g *Gemmi, c Config, check func(path string, data []byte, 
 		paths := make([]string, n)
 		datas := make([][]byte, n)
 		for i := range paths {
+			r := rand.New(rand.NewPCG(seed, 16))
 			paths[i] = filepath.Join(dir, fmt.Sprintf("gen%d.cif", seed))
-			datas[i] = Generate(rand.New(rand.NewPCG(seed, 16)), fmt.Sprintf("gen%d", seed))
+			if c.Format == FormatPDB {
+				paths[i] = filepath.Join(dir, fmt.Sprintf("gen%d.pdb", seed))
+				datas[i] = GeneratePDB(r)
+			} else {
+				datas[i] = Generate(r, fmt.Sprintf("gen%d", seed))
+			}
 			if err := os.WriteFile(paths[i], datas[i], 0o644); err != nil {
 				t.Fatal(err)
 			}
 			seed++
+		}
+		if c.Format == FormatGemmiPDB {
+			var err error
+			if paths, datas, err = g.toPDB(paths, seed-uint64(n)); err != nil {
+				t.Fatal(err)
+			}
+			n = len(paths)
 		}
 		readings, err := g.Read(paths)
 		if err != nil {

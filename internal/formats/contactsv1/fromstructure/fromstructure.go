@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/foldcorpus/foldcorpus/internal/confind"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
@@ -52,12 +54,20 @@ var _ format.Format = (*Format)(nil)
 // other options are contacts-v1's, plus record=true to write the analysis
 // records instead of documents. Errors wrap derrors.ErrPermanent.
 func New(opts map[string]string) (format.Format, error) {
-	dir, ok := opts[OptRotlib]
-	if !ok {
-		return contactsv1.New(opts)
-	}
+	dir := opts[OptRotlib]
 	if dir == "" {
-		return nil, derrors.Permanent(fmt.Errorf("%s option %s: empty folder", contactsv1.Name, OptRotlib))
+		rest := maps.Clone(opts)
+		delete(rest, OptRotlib)
+		switch rest[OptRecord] {
+		case "", "false":
+			delete(rest, OptRecord)
+		default:
+			return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s needs %s=DIR (records are computed from structures)", contactsv1.Name, OptRecord, rest[OptRecord], OptRotlib))
+		}
+		return contactsv1.New(rest)
+	}
+	if strings.Contains(dir, "://") {
+		return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s: only a local folder is supported yet (a gs:// library is not implemented)", contactsv1.Name, OptRotlib, dir))
 	}
 	rest := maps.Clone(opts)
 	delete(rest, OptRotlib)
@@ -81,6 +91,16 @@ func New(opts map[string]string) (format.Format, error) {
 		return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s: %w", contactsv1.Name, OptRotlib, dir, err))
 	}
 	return &Format{doc: base.(*contactsv1.Format), lib: lib, record: record}, nil
+}
+
+// OptionList is contacts-v1's options (contactsv1.OptionList) with rotlib
+// and record, sorted by key.
+func OptionList() []format.Option {
+	opts := append(contactsv1.OptionList(),
+		format.Option{Key: OptRotlib, Default: "", Doc: "rotamer library folder (EBL.out, BEBL.out): compute the degrees from mmCIF rows; empty: read analysis records"},
+		format.Option{Key: OptRecord, Default: "false", Doc: "with rotlib: write the analysis records (reusable) instead of documents"})
+	slices.SortFunc(opts, func(a, b format.Option) int { return strings.Compare(a.Key, b.Key) })
+	return opts
 }
 
 // Name implements format.Format.

@@ -238,6 +238,29 @@ func TestRunRefusesBadLibrary(t *testing.T) {
 	}
 }
 
+// TestOptions: bad option values are refused when the format is built.
+func TestOptions(t *testing.T) {
+	lib := filepath.Join(testcorpus.Dir(t), "golden", "confind-mini-rotlib")
+	for _, c := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"rotlib": "gs://bucket/lib"}, "gs:// library is not implemented"},
+		{map[string]string{"record": "true"}, "record=true needs rotlib=DIR"},
+		{map[string]string{"rotlib": lib, "record": "yes"}, "want true or false"},
+		{map[string]string{"rotlib": lib, "think": "maybe"}, "think"},
+		{map[string]string{"rotlib": filepath.Join(lib, "none")}, "EBL.out"},
+	} {
+		if _, err := fromstructure.New(c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(%v) = %v, want an error containing %q", c.opts, err, c.want)
+		}
+	}
+	f, err := fromstructure.New(map[string]string{"rotlib": "", "record": "false", "think": "true"})
+	if err != nil || f.Kind() != format.FromRecord {
+		t.Errorf("New(rotlib empty) = %v, %v: want contacts-v1 over records", f, err)
+	}
+}
+
 // TestRecordOption: record=true writes MarinFold's analysis records (the
 // golden records of confind-mini.jsonl), for documents and filtered
 // structures alike.
@@ -289,5 +312,64 @@ func TestRecordOption(t *testing.T) {
 	}
 	if n != 58 {
 		t.Errorf("%d records checked, want 58 (57 documents and 1 filtered)", n)
+	}
+}
+
+// TestRecordRunIsReusable: a record=true run over structures writes a
+// records manifest; contacts-v1 over it (no rotlib) gives MarinFold's
+// documents, without recomputing.
+func TestRecordRunIsReusable(t *testing.T) {
+	dir := testcorpus.Dir(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	var rows [][]any
+	var want []miniLine
+	for _, g := range readMini(t, dir) {
+		if g.Outcome != "document" {
+			continue
+		}
+		path := filepath.Join(dir, g.File)
+		rows = append(rows, []any{strings.TrimSuffix(filepath.Base(g.File), ".cif"), "file://" + path, ""})
+		want = append(want, g)
+	}
+	data, err := manifest.Encode(cols, rows, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (localblob.Store{}).Create(ctx, filepath.Join(tmp, "m.parquet"), data); err != nil {
+		t.Fatal(err)
+	}
+	spec := planner.Spec{Manifest: filepath.Join(tmp, "m.parquet"), Format: "contacts-v1",
+		Options: map[string]string{"rotlib": filepath.Join(dir, "golden", "confind-mini-rotlib"), "record": "true"},
+		Output:  filepath.Join(tmp, "records"), Passthrough: []string{}}
+	if _, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1, Parse: mmcif.ReadInto}); err != nil {
+		t.Fatalf("record run: %v", err)
+	}
+	spec = planner.Spec{Manifest: filepath.Join(tmp, "records", "part-*.parquet"), Format: "contacts-v1",
+		Output: filepath.Join(tmp, "docs"), Passthrough: []string{}}
+	if _, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1}); err != nil {
+		t.Fatalf("documents from the records: %v", err)
+	}
+	outs, err := (localblob.Store{}).List(ctx, filepath.Join(tmp, "docs", "part-*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]any
+	for _, o := range outs {
+		err := corpus.Read(ctx, localblob.Store{}, o, []string{"entry_id", "sha1"}, func(r *manifest.Rows) error {
+			got = append(got, r.Values...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d documents from the records, want %d", len(got), len(want))
+	}
+	for i, g := range want {
+		if got[i][0] != *g.EntryID || got[i][1] != *g.SHA1 {
+			t.Errorf("%s: %v %v, want %s %s", g.File, got[i][0], got[i][1], *g.EntryID, *g.SHA1)
+		}
 	}
 }

@@ -10,8 +10,8 @@ type and atom count; per chain the residue, polymer residue and atom counts,
 the polymer's one-letter sequence and every atom in order: name, altloc,
 element (upper case), x, y, z, occupancy, B), the inspect summary of the first
 model's principal chain (pLDDT mean over first CA atoms, contacts: first CB,
-CA for GLY, < 8 A, |label_seq i - j| >= 6, label_seq_id numbering with '.'
-as 0, the numbering foldcorpus uses), and the contacts-and-distances-v2
+CA for GLY, < 8 A, |i - j| >= 6 in seq_numbers' numbering, the one
+foldcorpus uses), every residue's label_seq (null when gemmi has none), and the contacts-and-distances-v2
 outcome of the reference generator (internal/bench/cadv2_reference.py, residue_plddt_min
 70): "error" with its message, "filtered", or "document" with its sha1;
 and the same with require_single_chain off (the first polymer chain).
@@ -86,6 +86,23 @@ def atom_sums(ch):
     return [b, occ, xyz]
 
 
+def seq_numbers(poly):
+    """The numbers foldcorpus gives contacts (structure.SeqNumbers): the
+    label_seq_ids (None as 0); or, when no residue has one, positions from
+    1, consecutive residues with the same seq id (number, insertion code
+    without case) sharing one."""
+    if any(r.label_seq is not None for r in poly):
+        return [r.label_seq if r.label_seq is not None else 0 for r in poly]
+    out, n, prev = [], 0, None
+    for r in poly:
+        key = (r.seqid.num, ord(r.seqid.icode) | 0x20)
+        if key != prev:
+            n += 1
+        prev = key
+        out.append(n)
+    return out
+
+
 def summarize(path):
     out = {"file": path}
     try:
@@ -107,6 +124,7 @@ def summarize(path):
                 "n_atoms": sum(len(r) for r in ch),
                 "sums": atom_sums(ch),
                 "sequence": "".join(one_letter(r.name) for r in poly),
+                "label_seqs": [r.label_seq for r in ch],
                 "atoms": [[a.name, a.altloc.strip("\x00"), a.element.name.upper(),
                            a.pos.x, a.pos.y, a.pos.z, a.occ, a.b_iso] for r in ch for a in r],
                 "residues": ["%s %s%s %s %s %d" % (r.name, r.seqid.num if r.seqid.num is not None else "?",
@@ -122,10 +140,10 @@ def summarize(path):
     bs = [a.b_iso for a in (first_atom(r, "CA") for r in poly) if a is not None]
     out["plddt_mean"] = sum(bs) / len(bs) if bs else None
     reps = []
-    for r in poly:
+    for r, num in zip(poly, seq_numbers(poly)):
         a = first_atom(r, "CA" if r.name == "GLY" else "CB")
         if a is not None:
-            reps.append((r.label_seq if r.label_seq is not None else 0, a.pos))
+            reps.append((num, a.pos))
     contacts = []
     for i in range(len(reps)):
         for j in range(i + 1, len(reps)):

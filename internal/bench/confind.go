@@ -1,0 +1,228 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/foldcorpus/foldcorpus/internal/confind"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+)
+
+// gemmiReadEach times gemmi.read_structure per file: argv[1] reps of every
+// file in argv[2:]; prints the per-file median CPU seconds as a JSON list.
+const gemmiReadEach = `
+import json, sys, time
+import gemmi
+reps, paths = int(sys.argv[1]), sys.argv[2:]
+ts = [[] for _ in paths]
+for _ in range(reps):
+    for i, p in enumerate(paths):
+        c = time.process_time()
+        gemmi.read_structure(p)
+        ts[i].append(time.process_time() - c)
+print(json.dumps({"cpu_s": [sorted(t)[len(t)//2] for t in ts], "version": gemmi.__version__}))
+`
+
+// pyconfind as measured on this machine (formats/contacts-v1-confind.md
+// section 10): numba, one thread, synthetic library, 42 AFDB files.
+const (
+	pyconfindMedianS     = 0.362
+	pyconfindGemmiRatio  = 61.9 // ratio of medians, pyconfind / gemmi read_structure
+	pyconfindPerFileRate = 57.1 // median per-file ratio
+)
+
+// threadCPU is the calling OS thread's CPU time, to the nanosecond
+// (CLOCK_THREAD_CPUTIME_ID; getrusage's is in scheduler ticks). The caller
+// locks itself to its thread.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+// Confind measures ConFind (MarinFold's native-only settings) per AFDB
+// structure, CPU of its stages (placement, pruning, degrees) on one thread,
+// side by side with gemmi's read_structure of the same files and with
+// pyconfind's measured figures; the library's load CPU and peak RSS (a
+// `foldcorpus confind` child on the smallest file); and a whole `run
+// --format contacts-v1 --opt rotlib=` child against the computation alone.
+func Confind(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench confind", flag.ContinueOnError)
+	rotlib := fs.String("rotlib", "", "rotamer library folder (default: write the synthetic production-size library into a temporary folder with --synth)")
+	synth := fs.String("synth", "../shared/tools/synth_rotlib.py", "synth_rotlib.py, used when --rotlib is not given")
+	template := fs.String("template", "../shared/corpus/golden/confind-mini-rotlib/EBL.out", "the template synth_rotlib.py reads")
+	reps := fs.Int("reps", 3, "runs of each measurement (medians are reported)")
+	python := fs.String("python", "/usr/bin/python3", "Python with gemmi")
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: foldcorpus bench confind [flags] DIR   (e.g. ../shared/corpus/afdb)")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageError(err)
+	}
+	if fs.NArg() != 1 || *reps < 1 {
+		fs.Usage()
+		return usageError(fmt.Errorf("need one DIR and --reps >= 1"))
+	}
+	paths, _ := filepath.Glob(filepath.Join(fs.Arg(0), "*.cif"))
+	sort.Strings(paths)
+	if len(paths) == 0 {
+		return fmt.Errorf("no *.cif files in %s", fs.Arg(0))
+	}
+	tmp, err := os.MkdirTemp("", "bench-confind-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	lib := *rotlib
+	if lib == "" {
+		lib = filepath.Join(tmp, "rotlib")
+		out, err := exec.CommandContext(ctx, *python, *synth, "--template", *template, "--out", lib).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("writing the synthetic library (%s): %w\n%s", *synth, err, out)
+		}
+	}
+	self, err := CLI(ctx)
+	if err != nil {
+		return err
+	}
+
+	// Library load: a child that loads it and analyses the smallest file.
+	smallest, size := "", int64(-1)
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && (size < 0 || fi.Size() < size) {
+			smallest, size = p, fi.Size()
+		}
+	}
+	var loadCPU, loadRSS []float64
+	for range *reps {
+		m, err := child(ctx, self, nil, "confind", "--native-only", "--rotlib", lib, smallest)
+		if err != nil {
+			return err
+		}
+		loadCPU, loadRSS = append(loadCPU, m.cpu), append(loadRSS, m.rssMiB)
+	}
+
+	// The computation, per structure, on this thread.
+	l, err := confind.LoadLibrary(lib)
+	if err != nil {
+		return err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	type fileM struct {
+		res                        int
+		total, place, prune, degre []float64
+	}
+	per := make([]fileM, len(paths))
+	var sumCompute float64
+	for i, p := range paths {
+		st, err := mmcif.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for r := range *reps {
+			tm := confind.Timings{Clock: threadCPU}
+			c0 := threadCPU()
+			res, err := confind.ComputeTimed(st, l, true, &tm)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			tot := (threadCPU() - c0).Seconds() * 1e3
+			per[i].res = len(res.Positions)
+			per[i].total = append(per[i].total, tot)
+			per[i].place = append(per[i].place, tm.Placement.Seconds()*1e3)
+			per[i].prune = append(per[i].prune, tm.Pruning.Seconds()*1e3)
+			per[i].degre = append(per[i].degre, tm.Degrees.Seconds()*1e3)
+			if r == 0 {
+				sumCompute += tot
+			}
+		}
+	}
+	runtime.UnlockOSThread()
+
+	// gemmi's read of the same files, per file.
+	cmd := exec.CommandContext(ctx, *python, append([]string{"-c", gemmiReadEach, fmt.Sprint(*reps)}, paths...)...)
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("gemmi baseline (%s with python3-gemmi): %w", *python, err)
+	}
+	var g struct {
+		CPUS    []float64 `json:"cpu_s"`
+		Version string    `json:"version"`
+	}
+	if err := json.Unmarshal(out, &g); err != nil || len(g.CPUS) != len(paths) {
+		return fmt.Errorf("gemmi baseline output %q: %v", strings.TrimSpace(string(out)), err)
+	}
+
+	// A whole run over the same files (one worker), less the library load.
+	rows := make([][]any, len(paths))
+	for i, p := range paths {
+		abs, _ := filepath.Abs(p)
+		rows[i] = []any{strings.TrimSuffix(filepath.Base(p), ".cif"), "file://" + abs}
+	}
+	data, err := manifest.Encode([]format.Column{{Name: "entry_id", Type: format.String}, {Name: "gcs_uri", Type: format.String}}, rows, 0)
+	if err != nil {
+		return err
+	}
+	mpath := filepath.Join(tmp, "manifest.parquet")
+	if err := os.WriteFile(mpath, data, 0o644); err != nil {
+		return err
+	}
+	var runCPU []float64
+	for r := range *reps {
+		m, err := child(ctx, self, nil, "run", "--format", "contacts-v1", "--opt", "rotlib="+lib, "--manifest", mpath,
+			"--out", filepath.Join(tmp, fmt.Sprintf("out%d", r)), "--workers", "1")
+		if err != nil {
+			return err
+		}
+		runCPU = append(runCPU, m.cpu)
+	}
+
+	var tot, pl, pr, de, gem, ratio, per400 []float64
+	for i := range per {
+		t := median(per[i].total)
+		tot, pl, pr, de = append(tot, t), append(pl, median(per[i].place)), append(pr, median(per[i].prune)), append(de, median(per[i].degre))
+		gem = append(gem, g.CPUS[i]*1e3)
+		ratio = append(ratio, t/(g.CPUS[i]*1e3))
+		per400 = append(per400, t*400/float64(max(1, per[i].res)))
+	}
+	fmt.Printf("bench confind: %d AFDB files from %s, library %s, native-only (MarinFold's settings); one thread, %d reps, medians\n", len(paths), fs.Arg(0), lib, *reps)
+	fmt.Printf("  library load (a `foldcorpus confind` process on %s): %.3f s CPU, peak RSS %.0f MiB (goal <= 1 s, <= 300 MiB)\n", filepath.Base(smallest), median(loadCPU), median(loadRSS))
+	fmt.Printf("  per structure, CPU: confind %.2f ms = placement %.2f + pruning %.2f + degrees %.2f (+ positions); %.2f ms per 400 residues (goal ~20)\n",
+		median(tot), median(pl), median(pr), median(de), median(per400))
+	fmt.Printf("  gemmi %s read_structure of the same files: %.2f ms\n", g.Version, median(gem))
+	fmt.Printf("  ratio confind/gemmi: %.2fx of medians, %.2fx median per file (pyconfind: %.1fx, %.1fx)\n", median(tot)/median(gem), median(ratio), pyconfindGemmiRatio, pyconfindPerFileRate)
+	less := pyconfindGemmiRatio / (median(tot) / median(gem))
+	verdict := "MISS"
+	if less >= 30 {
+		verdict = "PASS"
+	}
+	fmt.Printf("  CPU less than pyconfind: %.1fx (through gemmi's read on this machine), %.1fx against pyconfind's quoted %.3f s median (goal >= 30x): %s\n",
+		less, pyconfindMedianS*1e3/median(tot), pyconfindMedianS, verdict)
+	runPer := (median(runCPU) - median(loadCPU)) / float64(len(paths)) * 1e3
+	computePer := sumCompute / float64(len(paths))
+	verdict = "MISS"
+	if runPer <= 1.3*computePer {
+		verdict = "PASS"
+	}
+	fmt.Printf("  whole run (1 worker, file:// rows, less the library load): %.2f ms CPU per structure vs the computation alone %.2f ms: %.2fx (goal <= 1.3x): %s\n",
+		runPer, computePer, runPer/computePer, verdict)
+	return nil
+}

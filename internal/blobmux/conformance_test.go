@@ -1,0 +1,32 @@
+package blobmux_test
+
+import (
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
+	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/blobmux"
+	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+)
+
+// TestConformance runs the blob.Store suite over the router: local paths
+// (no GCS store configured) and gs:// URIs routed to GCS on
+// fake-gcs-server, generations included.
+func TestConformance(t *testing.T) {
+	t.Run("local", func(t *testing.T) {
+		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
+			h := harness.Local(t, objects, "")
+			h.Store = blobmux.Store{Local: h.Store}
+			return h
+		})
+	})
+	t.Run("gcs", func(t *testing.T) {
+		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
+			h, _ := harness.FakeGCS(t, objects, gcs.Options{})
+			h.Store = blobmux.Store{Local: localblob.Store{}, GCS: h.Store}
+			h.Foreign = "hf://datasets/owner/name/x.parquet" // no HF store configured
+			return h
+		})
+	})
+}

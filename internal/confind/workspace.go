@@ -1,0 +1,42 @@
+package confind
+
+import "sync"
+
+// workspace holds the per-structure scratch memory of Compute, reused
+// across calls (a sync.Pool), so that a structure costs a few allocations
+// instead of megabytes of garbage. Nothing in a Result aliases it.
+type workspace struct {
+	pl      placement
+	sv      survivors
+	obst    []vec
+	obstPos []int32
+	grids   [2]grid
+	cells   []cellRange
+	// degrees
+	touched []int32
+	near    []int32
+	rbox    []box
+	rgrown  []box
+	pgrown  []box
+	pbox    []box
+	rat     []int32
+	firsts  []first
+	cp      []float64
+	jobs    []job
+	jobEnd  []int
+}
+
+var workspaces = sync.Pool{New: func() any { return new(workspace) }}
+
+// resize returns s with length n, reusing its memory; the contents are
+// unspecified unless zero is true.
+func resize[T any](s []T, n int, zero bool) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	if zero {
+		clear(s)
+	}
+	return s
+}

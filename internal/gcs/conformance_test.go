@@ -1,0 +1,18 @@
+package gcs_test
+
+import (
+	"testing"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
+	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/gcs"
+)
+
+// TestConformance runs the blob.Store suite over the GCS store on
+// fake-gcs-server (TCP).
+func TestConformance(t *testing.T) {
+	blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
+		h, _ := harness.FakeGCS(t, objects, gcs.Options{AllowedBuckets: []string{harness.Bucket}})
+		return h
+	})
+}

@@ -1,0 +1,151 @@
+// Command gotest runs `go test -json` with its arguments, prints what plain
+// `go test` prints (a line per package, the output of failing tests), and
+// then says how many tests skipped and why: plain `go test ./...` shows a
+// passing package as one "ok" line, so the tests that skipped because
+// ../shared/corpus (or an outside tool) is absent would go unnoticed.
+//
+//	go run ./internal/testcorpus/gotest ./...
+//
+// Its exit status is go test's.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+)
+
+// event is one line of `go test -json` (cmd/test2json).
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Output  string
+}
+
+func main() {
+	cmd := exec.Command("go", append([]string{"test", "-json"}, os.Args[1:]...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gotest:", err)
+		os.Exit(2)
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "gotest: starting go test:", err)
+		os.Exit(2)
+	}
+	skips := render(out, os.Stdout)
+	err = cmd.Wait()
+	summarize(os.Stdout, skips)
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		os.Exit(ee.ExitCode())
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "gotest:", err)
+		os.Exit(2)
+	}
+}
+
+// skip is one skipped test and the first line of its skip message.
+type skip struct{ pkg, test, why string }
+
+// render copies the events of r to w as plain go test shows them and
+// returns the skipped tests.
+func render(r io.Reader, w io.Writer) []skip {
+	type key struct{ pkg, test string }
+	buf := map[key]*strings.Builder{}
+	var skips []skip
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			fmt.Fprintln(w, sc.Text()) // not an event: pass it on
+			continue
+		}
+		k := key{e.Package, e.Test}
+		switch {
+		case e.Action == "build-output":
+			fmt.Fprint(w, e.Output)
+		case e.Test == "" && e.Action == "output":
+			// The package's own lines: "ok  pkg 0.1s", "FAIL", "? pkg [no test files]".
+			if o := e.Output; o != "PASS\n" && !strings.HasPrefix(o, "=== ") {
+				fmt.Fprint(w, o)
+			}
+		case e.Action == "output":
+			if buf[k] == nil {
+				buf[k] = &strings.Builder{}
+			}
+			buf[k].WriteString(e.Output)
+		case e.Action == "fail" && e.Test != "":
+			if b := buf[k]; b != nil {
+				fmt.Fprint(w, b.String())
+			}
+			delete(buf, k)
+		case e.Action == "skip" && e.Test != "":
+			skips = append(skips, skip{e.Package, e.Test, skipReason(buf[k])})
+			delete(buf, k)
+		case e.Action == "pass":
+			delete(buf, k)
+		}
+	}
+	return skips
+}
+
+// skipReason is the first "SKIP:" line of a skipped test's output (the
+// form internal/testcorpus writes), else its first t.Skip line.
+func skipReason(b *strings.Builder) string {
+	if b == nil {
+		return "no reason given"
+	}
+	var first string
+	for _, line := range strings.Split(b.String(), "\n") {
+		line = strings.TrimSpace(line)
+		if i := strings.Index(line, "SKIP: "); i >= 0 {
+			return line[i+len("SKIP: "):]
+		}
+		if first == "" && !strings.HasPrefix(line, "=== ") && !strings.HasPrefix(line, "--- SKIP") && line != "" {
+			first = line
+		}
+	}
+	if first == "" {
+		return "no reason given"
+	}
+	return first
+}
+
+// summarize prints the number of skipped tests per reason (the reason up
+// to its first ";" or "(", where the advice starts).
+func summarize(w io.Writer, skips []skip) {
+	if len(skips) == 0 {
+		fmt.Fprintln(w, "gotest: no test skipped")
+		return
+	}
+	count := map[string]int{}
+	for _, s := range skips {
+		why := s.why
+		if i := strings.IndexAny(why, ";("); i > 0 {
+			why = strings.TrimSpace(why[:i])
+		}
+		count[why]++
+	}
+	reasons := make([]string, 0, len(count))
+	for r := range count {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		return count[reasons[i]] > count[reasons[j]] || count[reasons[i]] == count[reasons[j]] && reasons[i] < reasons[j]
+	})
+	fmt.Fprintf(w, "gotest: %d tests SKIPPED (FOLDCORPUS_REQUIRE_CORPUS=1 makes the corpus and tool ones failures; go test -v -run NAME shows each):\n", len(skips))
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  %4d  %s\n", count[r], r)
+	}
+}
