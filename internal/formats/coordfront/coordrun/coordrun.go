@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +20,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordgolden"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
@@ -35,43 +33,20 @@ import (
 	"github.com/foldcorpus/foldcorpus/planner"
 )
 
-// Replay is coordfront.Replay over the golden lines' confind-mini
-// records.
-func Replay(t testing.TB, lines []coordgolden.Line) coordfront.Analyzer {
-	dir := testcorpus.Dir(t)
-	byPrint := map[string]*contactsv1.Analysis{}
-	for _, l := range lines {
-		if l.Analysis == nil {
-			continue
-		}
-		st, err := mmcif.ReadFile(filepath.Join(dir, l.File))
-		if err != nil {
-			t.Fatalf("%s: %v", l.File, err)
-		}
-		fp := coordfront.Fingerprint(st)
-		if prev, dup := byPrint[fp]; dup && !reflect.DeepEqual(prev, l.Analysis) {
-			t.Fatalf("%s: another golden file has the fingerprint %s and another record", l.File, fp)
-		}
-		byPrint[fp] = l.Analysis
-	}
-	return coordfront.Replay(byPrint)
-}
-
 var manifestCols = []format.Column{
 	{Name: "entry_id", Type: format.String},
 	{Name: "gcs_uri", Type: format.String},
 	{Name: "split", Type: format.String},
 }
 
-// Run runs the golden lines through localrun with newFormat resolving
-// formatName with opts. With replay set, lines without an analysis record
-// are left out (only ConFind can analyze them). It checks that every
+// Run runs the golden lines through localrun with newFormat (the
+// registry's formats when nil) resolving formatName with opts. It checks that every
 // document row is byte-identical to the golden one (sha1 of the document
 // and the sha1 column), that the filtered rows are counted by the
 // reference's reason, that each file the reader rejects fails its own
 // shard naming its entry id, and that DuckDB reads the output. It returns
 // the number of documents checked.
-func Run(t *testing.T, formatName string, lines []coordgolden.Line, opts map[string]string, replay bool,
+func Run(t *testing.T, formatName string, lines []coordgolden.Line, opts map[string]string,
 	newFormat func(name string, opts map[string]string) (format.Format, error)) int {
 	t.Helper()
 	dir := testcorpus.Dir(t)
@@ -89,18 +64,12 @@ func Run(t *testing.T, formatName string, lines []coordgolden.Line, opts map[str
 		}
 		row := []any{id, "file://" + path, fmt.Sprintf("split-%d", k)}
 		exp := l.Expected(t)
-		if replay && l.Analysis == nil && exp != coordgolden.ReadError {
-			continue
-		}
 		switch exp {
 		case "document":
 			want = append(want, id+" "+l.SHA1)
 		case coordgolden.ReadError:
 			if st, err := mmcif.ReadFile(path); err == nil && len(st.Models) == 0 {
 				// gemmi's IndexError; we read 0 models (no protein residues)
-				if replay {
-					continue
-				}
 				wantFiltered[coordfront.FilterNoProtein]++
 				break
 			}
@@ -114,7 +83,10 @@ func Run(t *testing.T, formatName string, lines []coordgolden.Line, opts map[str
 	}
 	write(t, filepath.Join(tmp, "m", "docs.parquet"), rows, 5)
 	spec := planner.Spec{Manifest: filepath.Join(tmp, "m", "*.parquet"), Format: formatName, Options: opts,
-		Output: filepath.Join(tmp, "out"), RowGroupsPerShard: 2}
+		Output: filepath.Join(tmp, "out"), RowGroupsPerShard: 2,
+		// model versions of one accession (…-model_v3, …-model_v4) share
+		// their entry id, the seed, as in the reference's golden run
+		AllowDuplicateIDs: true}
 	_, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 2, Parse: mmcif.ReadInto, NewFormat: newFormat})
 	if len(errIDs) > 0 && !errors.Is(err, localrun.ErrIncomplete) {
 		t.Fatalf("Run = %v, want ErrIncomplete (%d files the reader rejects)", err, len(errIDs))
@@ -151,14 +123,14 @@ func Run(t *testing.T, formatName string, lines []coordgolden.Line, opts map[str
 		t.Errorf("documents (entry_id sha1) differ from the golden ones:\n got %v\nwant %v", got, want)
 	}
 	checkDuckDB(t, filepath.Join(spec.Output, "part-*.parquet"), len(want))
-	checkReport(t, spec.Output, formatName, lines, replay)
+	checkReport(t, spec.Output, formatName, lines)
 	return len(want)
 }
 
 // checkReport builds the run's corpus report and checks its coordinate
 // figures against the golden metadata (sums over the documents) and
 // against DuckDB's sums over the output.
-func checkReport(t *testing.T, out, formatName string, lines []coordgolden.Line, replay bool) {
+func checkReport(t *testing.T, out, formatName string, lines []coordgolden.Line) {
 	t.Helper()
 	rep, err := report.Build(context.Background(), localblob.Store{}, out, report.Options{Format: formatName})
 	if err != nil {
@@ -176,7 +148,7 @@ func checkReport(t *testing.T, out, formatName string, lines []coordgolden.Line,
 	want := map[string]int64{}
 	var tokens, docs, seq int64
 	for _, l := range lines {
-		if l.Outcome != "document" || (replay && l.Analysis == nil) {
+		if l.Outcome != "document" {
 			continue
 		}
 		docs++
