@@ -87,16 +87,17 @@ func (p *capacityProxy) refusals() (total, most, peak int) {
 }
 
 // shardMaxDeliveryAttempts reads the shard subscription's dead-letter limit
-// from the Terraform (infra/pubsub.tf), so this test runs with the deployed
-// value.
+// from the Terraform (the default of variable shard_max_delivery_attempts in
+// infra/variables.tf, which infra/pubsub.tf's shard subscription uses), so
+// this test runs with the deployed value.
 func shardMaxDeliveryAttempts(t *testing.T) int32 {
-	data, err := os.ReadFile(filepath.Join(repoRoot(), "infra", "pubsub.tf"))
+	data, err := os.ReadFile(filepath.Join(repoRoot(), "infra", "variables.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^\s*shard_max_delivery_attempts\s*=\s*(\d+)`).FindSubmatch(data)
+	m := regexp.MustCompile(`(?s)variable "shard_max_delivery_attempts" \{[^}]*?\bdefault\s*=\s*(\d+)`).FindSubmatch(data)
 	if m == nil {
-		t.Fatal("infra/pubsub.tf: no local shard_max_delivery_attempts")
+		t.Fatal("infra/variables.tf: no default for variable shard_max_delivery_attempts")
 	}
 	n, _ := strconv.Atoi(string(m[1]))
 	return int32(n)

@@ -84,7 +84,9 @@ func render(r io.Reader, w io.Writer) []skip {
 			if buf[k] == nil {
 				buf[k] = &strings.Builder{}
 			}
-			buf[k].WriteString(e.Output)
+			if !strings.HasPrefix(e.Output, "=== ") { // -json's framing; plain go test shows none
+				buf[k].WriteString(e.Output)
+			}
 		case e.Action == "fail" && e.Test != "":
 			if b := buf[k]; b != nil {
 				fmt.Fprint(w, b.String())
