@@ -43,16 +43,102 @@ var vocabAtoms = func() map[string]bool {
 	return m
 }()
 
-// inVocab is vocabAtoms[n] without hashing (a string switch).
-func inVocab(n string) bool {
+// vocabIndex is n's index in vocabList, or -1 when n is not in the
+// vocabulary (a string switch, without hashing).
+func vocabIndex(n string) int {
 	switch n {
-	case "C", "CA", "CB", "CD", "CD1", "CD2", "CE", "CE1", "CE2", "CE3", "CG", "CG1", "CG2", "CH2", "CZ", "CZ2", "CZ3",
-		"N", "ND1", "ND2", "NE", "NE1", "NE2", "NH1", "NH2", "NZ", "O", "OD1", "OD2", "OE1", "OE2", "OG", "OG1", "OH",
-		"SD", "SG", "OXT":
-		return true
+	case "C":
+		return 0
+	case "CA":
+		return 1
+	case "CB":
+		return 2
+	case "CD":
+		return 3
+	case "CD1":
+		return 4
+	case "CD2":
+		return 5
+	case "CE":
+		return 6
+	case "CE1":
+		return 7
+	case "CE2":
+		return 8
+	case "CE3":
+		return 9
+	case "CG":
+		return 10
+	case "CG1":
+		return 11
+	case "CG2":
+		return 12
+	case "CH2":
+		return 13
+	case "CZ":
+		return 14
+	case "CZ2":
+		return 15
+	case "CZ3":
+		return 16
+	case "N":
+		return 17
+	case "ND1":
+		return 18
+	case "ND2":
+		return 19
+	case "NE":
+		return 20
+	case "NE1":
+		return 21
+	case "NE2":
+		return 22
+	case "NH1":
+		return 23
+	case "NH2":
+		return 24
+	case "NZ":
+		return 25
+	case "O":
+		return 26
+	case "OD1":
+		return 27
+	case "OD2":
+		return 28
+	case "OE1":
+		return 29
+	case "OE2":
+		return 30
+	case "OG":
+		return 31
+	case "OG1":
+		return 32
+	case "OH":
+		return 33
+	case "SD":
+		return 34
+	case "SG":
+		return 35
+	case "OXT":
+		return 36
 	}
-	return false
+	return -1
 }
+
+// vocabList are the vocabulary's names in vocabIndex's order, and vocabSp
+// their tokens with a leading space.
+var vocabList = strings.Fields(vocabNames)
+
+var vocabSp = func() []string {
+	sp := make([]string, len(vocabList))
+	for i, n := range vocabList {
+		if vocabIndex(n) != i {
+			panic("coordfront: vocabIndex out of order at " + n)
+		}
+		sp[i] = " <" + n + ">"
+	}
+	return sp
+}()
 
 // Atoms are a document's eligible atoms: residue sequence order, then walk
 // order within each residue.
@@ -117,7 +203,7 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 	}
 	byKey := s.byKey
 	clear(byKey)
-	names, coords := s.names[:0], s.coords[:0]
+	names, sps, coords := s.names[:0], s.sps[:0], s.coords[:0]
 	s.chains = s.chains[:0]
 	if len(st.Models) > 0 {
 		for ci := range st.Models[0].Chains {
@@ -135,15 +221,18 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 					if len(n) == 0 || n[0] == ' ' || n[len(n)-1] == ' ' {
 						n = strings.TrimSpace(n)
 					}
-					if !inVocab(n) {
+					vi := vocabIndex(n)
+					if vi < 0 {
 						continue
 					}
+					n = vocabList[vi]
 					for _, seen := range names[from:] {
 						if seen == n {
 							continue atoms
 						}
 					}
 					names = append(names, n)
+					sps = append(sps, vocabSp[vi])
 					coords = append(coords, [3]float64{at.X, at.Y, at.Z})
 				}
 				if len(names) == from {
@@ -152,14 +241,14 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 				k := resKey{key, int64(res.AuthSeq)}
 				if _, dup := byKey[k]; dup {
 					out.DuplicateKeys++
-					names, coords = names[:from], coords[:from]
+					names, sps, coords = names[:from], sps[:from], coords[:from]
 					continue
 				}
 				byKey[k] = span{from, len(names)}
 			}
 		}
 	}
-	s.names, s.coords = names, coords
+	s.names, s.sps, s.coords = names, sps, coords
 	last, lastID := "", int32(-1)
 	for r := range a.ResName {
 		if c := a.ResChain[r]; c != last || lastID < 0 {
@@ -173,7 +262,7 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 		for i := sp.from; i < sp.to; i++ {
 			out.Res = append(out.Res, int32(r))
 			out.Name = append(out.Name, names[i])
-			out.Sp = append(out.Sp, AtomSp(names[i]))
+			out.Sp = append(out.Sp, sps[i])
 			out.Coord = append(out.Coord, coords[i])
 		}
 	}

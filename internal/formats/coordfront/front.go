@@ -87,6 +87,7 @@ func Seed(entryID string) uint64 {
 // once.
 type Scratch struct {
 	names  []string
+	sps    []string
 	coords [][3]float64
 	byKey  map[resKey]span
 	chains []string
@@ -263,7 +264,8 @@ func (f *Front) WritePrefix(w *Writer, docType string, resName []string) {
 			w.Tok(PositionToken(f.Pos(f.L - 1)))
 		default:
 			w.Tok(PositionToken(f.Pos(int(k))))
-			w.Tok("<" + resName[k] + ">")
+			w.Buf = append(append(append(w.Buf, " <"...), resName[k]...), '>')
+			w.Tokens++
 		}
 	}
 	w.Tok(TokBeginStatements)

@@ -37,16 +37,19 @@ func TestNormalsIsGauss(t *testing.T) {
 	t.Logf("largest |Approx - Exact| over 250000 values: %g", worst)
 }
 
-// TestInVocab: the switch lists exactly the vocabulary's atom names.
-func TestInVocab(t *testing.T) {
+// TestVocabIndex: the switch lists exactly the vocabulary's atom names.
+func TestVocabIndex(t *testing.T) {
+	if len(vocabList) != len(vocabAtoms) {
+		t.Fatalf("vocabList has %d names, vocabAtoms %d", len(vocabList), len(vocabAtoms))
+	}
 	for n := range vocabAtoms {
-		if !inVocab(n) {
-			t.Errorf("inVocab(%q) = false", n)
+		if i := vocabIndex(n); i < 0 || vocabList[i] != n || vocabSp[i] != AtomSp(n) {
+			t.Errorf("vocabIndex(%q) = %d", n, i)
 		}
 	}
 	for _, n := range []string{"", "H", "CA ", "OT1", "SE", "HA", "C1'", "P", "OXT1"} {
-		if inVocab(n) {
-			t.Errorf("inVocab(%q) = true", n)
+		if vocabIndex(n) >= 0 {
+			t.Errorf("vocabIndex(%q) >= 0", n)
 		}
 	}
 }
