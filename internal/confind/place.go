@@ -309,11 +309,10 @@ func (ws *workspace) prune(pos []Position, clash float64) {
 	c2 := clash * clash
 	pl.percont = make([][]int32, len(pos))
 	pl.survived = resize(pl.survived, len(pos), true)
-	cells := ws.cells[:0]
 	// status[a]: 0 not tested, 1 clear, 2 clashing (non-ALA rotamers); an
 	// atom that is the previous rotamer's (atomSame) has its status.
 	status := resize(ws.status, len(pl.atoms), true)
-	defer func() { ws.cells, ws.status = cells, status }()
+	defer func() { ws.status = status }()
 	for ri := range pl.rots {
 		r := &pl.rots[ri]
 		ala := r.t.name == "ALA"
@@ -334,19 +333,22 @@ func (ws *workspace) prune(pos []Position, clash float64) {
 				}
 			}
 			x := pl.atoms[a]
-			cells = g.within(cells[:0], x, clash)
+			x0, x1, y0, y1, z0, z1 := g.span(x, clash)
 		scan:
-			for _, cr := range cells {
-				for q := g.start[cr.base+cr.z0]; q < g.start[cr.base+cr.z1+1]; q++ {
-					o := g.items[q]
-					if obstPos[o] == r.pos || dist2(x, g.pts[q]) > c2 {
-						continue
+			for ix := x0; ix <= x1; ix++ {
+				for iy := y0; iy <= y1; iy++ {
+					base := (ix*g.ny + iy) * g.nz
+					for q := g.start[base+z0]; q < g.start[base+z1+1]; q++ {
+						o := g.items[q]
+						if obstPos[o] == r.pos || dist2(x, g.pts[q]) > c2 {
+							continue
+						}
+						r.pruned = true
+						if !ala {
+							break scan
+						}
+						pl.percont[r.pos] = addSorted(pl.percont[r.pos], obstPos[o])
 					}
-					r.pruned = true
-					if !ala {
-						break scan
-					}
-					pl.percont[r.pos] = addSorted(pl.percont[r.pos], obstPos[o])
 				}
 			}
 			if !ala {
