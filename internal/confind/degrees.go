@@ -101,10 +101,17 @@ func emptyBox() box {
 	return box{vec{inf, inf, inf}, vec{-inf, -inf, -inf}}
 }
 
+// add grows b to hold p. Plain comparisons, not math.Min/Max: a box only
+// rejects pairs that cannot touch, so the sign of a zero is immaterial,
+// and a NaN coordinate (never within a cutoff of anything) is left out.
 func (b *box) add(p vec) {
 	for d := 0; d < 3; d++ {
-		b.lo[d] = math.Min(b.lo[d], p[d])
-		b.hi[d] = math.Max(b.hi[d], p[d])
+		if p[d] < b.lo[d] {
+			b.lo[d] = p[d]
+		}
+		if p[d] > b.hi[d] {
+			b.hi[d] = p[d]
+		}
 	}
 }
 
@@ -179,10 +186,14 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 	for i := range pos {
 		pbox[i] = emptyBox()
 		for r := s.posRot[i]; r < s.posRot[i+1]; r++ {
-			rbox[r] = emptyBox()
+			rb := emptyBox()
 			for a := rat[r]; a < rat[r+1]; a++ {
-				rbox[r].add(s.atoms[a])
-				pbox[i].add(s.atoms[a])
+				rb.add(s.atoms[a])
+			}
+			rbox[r] = rb
+			if rat[r] != rat[r+1] {
+				pbox[i].add(rb.lo)
+				pbox[i].add(rb.hi)
 			}
 		}
 		if pos[i].hasBB[bbCA] && s.posRot[i] != s.posRot[i+1] {

@@ -100,6 +100,14 @@ func dist2(a, b vec) float64 {
 // cellRange is one run of grid cells along z: cells base+z0 .. base+z1.
 type cellRange struct{ base, z0, z1 int }
 
+// span is within's cell ranges per axis: x0..x1, y0..y1, z0..z1.
+func (g *grid) span(p vec, r float64) (x0, x1, y0, y1, z0, z1 int) {
+	r += 1e-9
+	return g.coord(p[0]-r, g.lo[0], g.nx), g.coord(p[0]+r, g.lo[0], g.nx),
+		g.coord(p[1]-r, g.lo[1], g.ny), g.coord(p[1]+r, g.lo[1], g.ny),
+		g.coord(p[2]-r, g.lo[2], g.nz), g.coord(p[2]+r, g.lo[2], g.nz)
+}
+
 // within appends the cell runs that can hold points within r of p: per
 // axis the cells from p-r to p+r (two or three when r is the cell size).
 func (g *grid) within(dst []cellRange, p vec, r float64) []cellRange {

@@ -28,12 +28,14 @@ type rotamer struct {
 type placement struct {
 	rots     []rotamer
 	atoms    []vec
+	atomSame []bool  // atoms[a] is atoms[a-len(t.atoms)], the same computation (build)
 	posRot   []int32 // rotamers of position i: rots[posRot[i]:posRot[i+1]]
 	percont  [][]int32
 	nPlaced  []int
 	survived []int
 	frames   []frame
 	bcs      []vec
+	same     []bool
 }
 
 // binKey is pyconfind's bin label of angle a for bin width w.
@@ -104,10 +106,11 @@ func (ws *workspace) place(pos []Position, lib *Library, nativeOnly bool) *place
 	}
 	pl.rots = resize(pl.rots, nrot, false)[:0]
 	pl.atoms = resize(pl.atoms, natom, false)
+	pl.atomSame = resize(pl.atomSame, natom, false)
 	a0 := 0
 	j0 := 0
-	fr, bcs := pl.frames[:0], pl.bcs
-	defer func() { pl.frames, pl.bcs = fr[:0], bcs }()
+	fr, bcs, same := pl.frames[:0], pl.bcs, pl.same
+	defer func() { pl.frames, pl.bcs, pl.same = fr[:0], bcs, same }()
 	for i := range pos {
 		p := &pos[i]
 		for _, jb := range jobs[j0:jobEnd[i]] {
@@ -116,8 +119,20 @@ func (ws *workspace) place(pos []Position, lib *Library, nativeOnly bool) *place
 			m := len(t.atoms)
 			fr = t.frames(p, fr[:0])
 			bcs = resize(bcs, m, false)
+			same = resize(same, m, false)
+			prev := -1
 			for n, row := range jb.idx {
-				t.build(p, int(row), fr, bcs, pl.atoms[a0:a0+m])
+				var prevOut []vec
+				if prev >= 0 {
+					prevOut = pl.atoms[a0-m : a0]
+				}
+				t.build(p, int(row), prev, fr, bcs, same, prevOut, pl.atoms[a0:a0+m])
+				if prev >= 0 {
+					copy(pl.atomSame[a0:a0+m], same)
+				} else {
+					clear(pl.atomSame[a0 : a0+m])
+				}
+				prev = int(row)
 				pl.rots = append(pl.rots, rotamer{pos: int32(i), t: t, w: prop * t.weights[n], atom0: int32(a0)})
 				a0 += m
 			}
@@ -184,13 +199,39 @@ func (t *template) hasParents(p *Position) bool {
 // with row-invariant parents. bcs is scratch of len(t.atoms): the unit
 // c-b of each atom's frame, which is the unit b-a of a later atom with
 // those two parents (t.abFrom), the same operations on the same values.
-func (t *template) build(p *Position, row int, fr []frame, bcs []vec, out []vec) {
+// When prev >= 0, prevOut holds row prev's atoms and bcs its frames'
+// c-b: an atom whose coefficients are prev's bit for bit and whose placed
+// parents are prev's (same[k], scratch of len(t.atoms)) is prev's atom, the
+// same operations on the same values, and is copied.
+func (t *template) build(p *Position, row, prev int, fr []frame, bcs []vec, same []bool, prevOut, out []vec) {
 	for k := range t.atoms {
 		var c *[4]float64
-		if vi := t.varIdx[k]; vi >= 0 {
+		vi := t.varIdx[k]
+		if vi >= 0 {
 			c = (*[4]float64)(t.varCoef[(row*t.nVar+vi)*4:])
 		} else {
 			c = &t.constCoef[k]
+		}
+		if prev >= 0 {
+			eq := true
+			if vi >= 0 {
+				pc := (*[4]float64)(t.varCoef[(prev*t.nVar+vi)*4:])
+				eq = math.Float64bits(c[0]) == math.Float64bits(pc[0]) && math.Float64bits(c[1]) == math.Float64bits(pc[1]) &&
+					math.Float64bits(c[2]) == math.Float64bits(pc[2]) && math.Float64bits(c[3]) == math.Float64bits(pc[3])
+			}
+			if eq {
+				for _, r := range &t.parentRef[k] {
+					if r >= 0 && !same[r] {
+						eq = false
+						break
+					}
+				}
+			}
+			same[k] = eq
+			if eq {
+				out[k] = prevOut[k] // bcs[k] is prev's
+				continue
+			}
 		}
 		if fr[k].fixed {
 			out[k], bcs[k] = fr[k].at, fr[k].bc
@@ -268,33 +309,54 @@ func (ws *workspace) prune(pos []Position, clash float64) {
 	c2 := clash * clash
 	pl.percont = make([][]int32, len(pos))
 	pl.survived = resize(pl.survived, len(pos), true)
-	cells := ws.cells[:0]
-	defer func() { ws.cells = cells }()
+	// status[a]: 0 not tested, 1 clear, 2 clashing (non-ALA rotamers); an
+	// atom that is the previous rotamer's (atomSame) has its status.
+	status := resize(ws.status, len(pl.atoms), true)
+	defer func() { ws.status = status }()
 	for ri := range pl.rots {
 		r := &pl.rots[ri]
 		ala := r.t.name == "ALA"
+		m := len(r.t.atoms)
 		for k, tested := range r.t.tested {
 			if !tested {
 				continue
 			}
-			x := pl.atoms[int(r.atom0)+k]
-			cells = g.within(cells[:0], x, clash)
-		scan:
-			for _, cr := range cells {
-				for q := g.start[cr.base+cr.z0]; q < g.start[cr.base+cr.z1+1]; q++ {
-					o := g.items[q]
-					if obstPos[o] == r.pos || dist2(x, g.pts[q]) > c2 {
-						continue
+			a := int(r.atom0) + k
+			if !ala && pl.atomSame[a] {
+				if st := status[a-m]; st != 0 {
+					status[a] = st
+					if st == 2 {
+						r.pruned = true
+						break
 					}
-					r.pruned = true
-					if !ala {
-						break scan
-					}
-					pl.percont[r.pos] = addSorted(pl.percont[r.pos], obstPos[o])
+					continue
 				}
 			}
-			if r.pruned && !ala {
-				break
+			x := pl.atoms[a]
+			x0, x1, y0, y1, z0, z1 := g.span(x, clash)
+		scan:
+			for ix := x0; ix <= x1; ix++ {
+				for iy := y0; iy <= y1; iy++ {
+					base := (ix*g.ny + iy) * g.nz
+					for q := g.start[base+z0]; q < g.start[base+z1+1]; q++ {
+						o := g.items[q]
+						if obstPos[o] == r.pos || dist2(x, g.pts[q]) > c2 {
+							continue
+						}
+						r.pruned = true
+						if !ala {
+							break scan
+						}
+						pl.percont[r.pos] = addSorted(pl.percont[r.pos], obstPos[o])
+					}
+				}
+			}
+			if !ala {
+				status[a] = 1
+				if r.pruned {
+					status[a] = 2
+					break
+				}
 			}
 		}
 		if !r.pruned {

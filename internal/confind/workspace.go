@@ -12,6 +12,7 @@ type workspace struct {
 	obstPos []int32
 	grids   [2]grid
 	cells   []cellRange
+	status  []int8
 	// degrees
 	touched []int32
 	near    []int32

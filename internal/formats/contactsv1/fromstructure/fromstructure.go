@@ -9,6 +9,7 @@
 package fromstructure
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/confind"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
@@ -54,6 +56,15 @@ var _ format.Format = (*Format)(nil)
 // other options are contacts-v1's, plus record=true to write the analysis
 // records instead of documents. Errors wrap derrors.ErrPermanent.
 func New(opts map[string]string) (format.Format, error) {
+	return NewFrom(context.Background(), nil, opts)
+}
+
+// NewFrom is New that reads a library named by a URI (rotlib=gs://BUCKET/
+// PREFIX or file://DIR: the objects EBL.out and BEBL.out) through store,
+// once per process (confind.SharedFrom); a missing or malformed library
+// fails here, at planning, naming the object and the line. With a nil
+// store only local folders are accepted, as New.
+func NewFrom(ctx context.Context, store blob.Store, opts map[string]string) (format.Format, error) {
 	dir := opts[OptRotlib]
 	if dir == "" {
 		rest := maps.Clone(opts)
@@ -66,7 +77,7 @@ func New(opts map[string]string) (format.Format, error) {
 		}
 		return contactsv1.New(rest)
 	}
-	if strings.Contains(dir, "://") {
+	if strings.Contains(dir, "://") && store == nil {
 		return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s: only a local folder is supported yet (a gs:// library is not implemented)", contactsv1.Name, OptRotlib, dir))
 	}
 	rest := maps.Clone(opts)
@@ -86,8 +97,16 @@ func New(opts map[string]string) (format.Format, error) {
 	if err != nil {
 		return nil, err
 	}
-	lib, err := confind.Shared(dir)
+	var lib *confind.Library
+	if strings.Contains(dir, "://") {
+		lib, err = confind.SharedFrom(ctx, store, dir)
+	} else {
+		lib, err = confind.Shared(dir)
+	}
 	if err != nil {
+		if !errors.Is(err, derrors.ErrPermanent) {
+			return nil, fmt.Errorf("%s option %s=%s: %w", contactsv1.Name, OptRotlib, dir, err)
+		}
 		return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s: %w", contactsv1.Name, OptRotlib, dir, err))
 	}
 	return &Format{doc: base.(*contactsv1.Format), lib: lib, record: record}, nil

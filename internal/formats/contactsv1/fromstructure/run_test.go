@@ -348,6 +348,8 @@ func TestRecordRunIsReusable(t *testing.T) {
 	if _, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1, Parse: mmcif.ReadInto}); err != nil {
 		t.Fatalf("record run: %v", err)
 	}
+	// The records' entry_id is the model's (two versions of an accession
+	// share it), as in MarinFold's records.
 	spec = planner.Spec{Manifest: filepath.Join(tmp, "records", "part-*.parquet"), Format: "contacts-v1",
 		Output: filepath.Join(tmp, "docs"), Passthrough: []string{}, AllowDuplicateIDs: true}
 	if _, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1}); err != nil {
