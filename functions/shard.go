@@ -104,6 +104,8 @@ func (s *Server) process(ctx context.Context, log *slog.Logger, msg queue.ShardM
 		Store: s.deps.Store, Ledger: s.deps.Ledger, Parse: mmcif.ReadInto,
 		FetchConcurrency: s.cfg.FetchConcurrency, Lease: s.cfg.Lease, Handoff: s.handoff(),
 		NewFormat: s.deps.NewFormat,
+		// decodeShard validated msg (pubsubq.Decode): once is enough
+		Validate: shardfn.Prevalidated,
 	}
 	give := time.Now().Add(s.leaseWait)
 	delay := time.Second
