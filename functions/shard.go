@@ -69,9 +69,14 @@ func (s *Server) ShardFn(ctx context.Context, e event.Event) error {
 		return err
 	}
 	entry, badRows, badMore := shardfn.BadRowsOf(err)
-	// Process records row failures itself; recording again covers failures
-	// before its claim (an unknown format) and is idempotent (the same bad
-	// rows).
+	if res.Shard.RunID != "" {
+		// Process held the claim and recorded the failure itself (every
+		// bad row, the counts so far): once is enough.
+		log.ErrorContext(ctx, "shard failed permanently; acknowledged", "entry_id", entry, "error", err.Error())
+		return nil
+	}
+	// A failure before Process's claim (an unknown format) is recorded
+	// here: Process recorded nothing.
 	ferr := s.deps.Ledger.Fail(ctx, ledger.Shard{RunID: msg.RunID, Index: msg.Shard, Status: ledger.Failed, EntryID: entry, Error: errorText(err),
 		BadRows: badRows, BadRowsMore: badMore})
 	if ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) && !errors.Is(ferr, derrors.ErrNotFound) {
