@@ -69,9 +69,14 @@ func (s *Server) ShardFn(ctx context.Context, e event.Event) error {
 		return err
 	}
 	entry, badRows, badMore := shardfn.BadRowsOf(err)
-	// Process records row failures itself; recording again covers failures
-	// before its claim (an unknown format) and is idempotent (the same bad
-	// rows).
+	if res.Shard.RunID != "" {
+		// Process held the claim and recorded the failure itself (every
+		// bad row, the counts so far): once is enough.
+		log.ErrorContext(ctx, "shard failed permanently; acknowledged", "entry_id", entry, "error", err.Error())
+		return nil
+	}
+	// A failure before Process's claim (an unknown format) is recorded
+	// here: Process recorded nothing.
 	ferr := s.deps.Ledger.Fail(ctx, ledger.Shard{RunID: msg.RunID, Index: msg.Shard, Status: ledger.Failed, EntryID: entry, Error: errorText(err),
 		BadRows: badRows, BadRowsMore: badMore})
 	if ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) && !errors.Is(ferr, derrors.ErrNotFound) {
@@ -104,6 +109,8 @@ func (s *Server) process(ctx context.Context, log *slog.Logger, msg queue.ShardM
 		Store: s.deps.Store, Ledger: s.deps.Ledger, Parse: mmcif.ReadInto,
 		FetchConcurrency: s.cfg.FetchConcurrency, Lease: s.cfg.Lease, Handoff: s.handoff(),
 		NewFormat: s.deps.NewFormat,
+		// decodeShard validated msg (pubsubq.Decode): once is enough
+		Validate: shardfn.Prevalidated,
 	}
 	give := time.Now().Add(s.leaseWait)
 	delay := time.Second

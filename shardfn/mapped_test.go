@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/blobmux"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
@@ -130,7 +131,7 @@ func TestLocalRowsMapped(t *testing.T) {
 			if r := bad.Rows[0]; r.EntryID != "B" || r.Stage != tt.wantStage || !strings.Contains(r.Err.Error(), tt.wantErr) {
 				t.Errorf("bad row %s at %s: %v; want B at %s saying %q", r.EntryID, r.Stage, r.Err, tt.wantStage, tt.wantErr)
 			}
-			if changed := errors.Is(err, localblob.ErrFileChanged); changed != (tt.wantStage == "fetch") {
+			if changed := errors.Is(err, blob.ErrFileChanged); changed != (tt.wantStage == "fetch") {
 				t.Errorf("errors.Is(%v, ErrFileChanged) = %v", err, changed)
 			}
 		})

@@ -12,7 +12,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -122,7 +121,7 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 				m.buf = buf[:0]
 				return err
 			})
-			if !called || errors.Is(err, localblob.ErrFileChanged) {
+			if !called || errors.Is(err, blob.ErrFileChanged) {
 				// the file could not be read, or changed under the
 				// mapping: the structure may be half-built
 				if called {

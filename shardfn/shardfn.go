@@ -25,7 +25,6 @@ package shardfn
 import (
 	"bytes"
 	"context"
-	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -34,7 +33,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
@@ -42,10 +40,8 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
-	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
-	"github.com/foldcorpus/foldcorpus/internal/version"
 )
 
 // DefaultFetchConcurrency bounds the per-row fetches in flight per shard.
@@ -75,6 +71,13 @@ type Deps struct {
 	// staged here and left pending for the job (see staged.go). Nil runs
 	// every format inline.
 	Handoff *Handoff
+	// Validate checks the message before anything else happens, once per
+	// Process call (queue.ShardMessage.Validate when nil; an error fails
+	// the call permanently, and nothing is recorded). A caller whose queue
+	// validated the message as it decoded it (the cloud function, whose
+	// messages come from pubsubq.Decode) passes Prevalidated, so that each
+	// message is validated once.
+	Validate func(queue.ShardMessage) error
 	// OnRow, when set, is called once per row as it is written (from one
 	// goroutine at a time), with the row's outcome: "doc", "skipped" or the
 	// filter reason.
@@ -209,6 +212,10 @@ func (b *badRows) err() error {
 	return &BadRowsError{Rows: b.rows, More: b.more}
 }
 
+// Prevalidated is a Deps.Validate for messages that the queue validated as
+// it decoded them (pubsubq.Decode): it checks nothing.
+func Prevalidated(queue.ShardMessage) error { return nil }
+
 // Process runs one shard (see the package doc). It returns a nil error when
 // the shard is done (now or before), or, for a neural format with
 // Deps.Handoff set, staged and handed to the accelerator job (Result.Staged). A returned error wrapping
@@ -221,7 +228,11 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	defer derrors.Wrap(&err, "shardfn.Process(%s, shard %d)", msg.RunID, msg.Shard)
 	start := time.Now()
 	defer func() { res.Timing.Wall = time.Since(start) }()
-	if err := msg.Validate(); err != nil {
+	validate := deps.Validate
+	if validate == nil {
+		validate = queue.ShardMessage.Validate
+	}
+	if err := validate(msg); err != nil {
 		return res, derrors.Permanent(err)
 	}
 	newFormat := deps.NewFormat
@@ -349,168 +360,25 @@ type rowOut struct {
 
 // run reads, processes and encodes the shard; it returns the file bytes.
 func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, tm *Timing) (corpus.Accounting, []byte, error) {
-	acc := corpus.Accounting{
-		RunID: msg.RunID, Shard: msg.Shard, Total: msg.Total, Manifest: msg.Manifest,
-		RowGroups: msg.RowGroups, Format: f.Name(), Options: msg.Options,
-		Lenient: msg.LenientMissing, Filtered: map[string]int64{},
-		Version: version.String(),
-	}
-	// The manifest generation the run was planned on, when the message
-	// pins one: an overwritten manifest fails the shard permanently
-	// instead of feeding it another file's rows.
-	mstore := blob.Pin(deps.Store, msg.Manifest, msg.ManifestGeneration)
-	schema, err := manifest.ReadSchema(ctx, mstore, msg.Manifest)
+	acc := newAccounting(msg, f)
+	in, err := openShard(ctx, deps, msg, f, &acc, tm)
 	if err != nil {
 		return acc, nil, err
 	}
-	acc.DroppedColumns = manifest.Dropped(schema, msg.Columns)
-	// Passthrough columns: the projected ones that are not inputs.
-	inputs := map[string]bool{manifest.EntryIDColumn: true, msg.URIColumn: true, msg.TextColumn: true}
-	if f.Kind() == format.FromRecord {
-		for _, c := range f.RecordColumns() {
-			inputs[c.Name] = true
-		}
-	}
-	var pass []format.Column
-	var passIdx []int
-	for i, name := range msg.Columns {
-		if inputs[name] {
-			continue
-		}
-		c, ok := schema.Column(name)
-		if !ok {
-			return acc, nil, derrors.Permanent(fmt.Errorf("manifest %s: %w %q", msg.Manifest, manifest.ErrMissingColumn, name))
-		}
-		pass = append(pass, c)
-		passIdx = append(passIdx, i)
-	}
-	out := corpus.NewSchema(f.Columns(), pass)
-	w, err := corpus.NewWriter(out)
+	defer in.file.Close()
+	sink, err := newCorpusSink(f, in.pass, &acc, tm)
 	if err != nil {
 		return acc, nil, err
 	}
-	defer w.Close()
-	mixer, _ := f.(format.Mixer)
-	if mixer != nil {
-		if err := w.SetMixClasses(mixer.MixClasses()); err != nil {
-			return acc, nil, err
-		}
-	}
-	fmtIdx := make([]int, len(f.Columns()))
-	for i, c := range f.Columns() {
-		fmtIdx[i] = out.Index(c.Name)
-	}
-	sha1Own := out.Index(corpus.SHA1) >= 0 && containsCol(f.Columns(), corpus.SHA1)
-	var bad badRows
-
-	consume := func(r rowOut) error {
-		tm.Fetch += r.fetch
-		tm.Parse += r.parse
-		tm.Generate += r.generate
-		acc.RowsIn++
-		outcome := "doc"
-		switch {
-		case r.skipped:
-			acc.Skipped++
-			acc.SkippedIDs = append(acc.SkippedIDs, r.entryID)
-			outcome = "skipped"
-		case r.result.Filtered != "":
-			acc.Filtered[r.result.Filtered]++
-			outcome = r.result.Filtered
-		case bad.failed():
-			// the shard has failed and writes nothing: only counted
-			acc.DocsOut++
-		default:
-			wstart := time.Now()
-			vals := make([]any, len(out.Columns))
-			vals[0], vals[1], vals[2] = r.entryID, r.structure, r.result.Document
-			if !sha1Own {
-				// the document's bytes, read in place: a []byte
-				// conversion would copy every document once more
-				h := sha1.Sum(unsafe.Slice(unsafe.StringData(r.result.Document), len(r.result.Document)))
-				vals[3] = hex.EncodeToString(h[:])
-			}
-			if len(r.result.Values) != len(fmtIdx) {
-				return &RowError{EntryID: r.entryID, Stage: "generate", Err: derrors.Permanent(fmt.Errorf("format returned %d values for %d columns", len(r.result.Values), len(fmtIdx)))}
-			}
-			for i, v := range r.result.Values {
-				vals[fmtIdx[i]] = v
-			}
-			for i, v := range r.pass {
-				if j := out.Index(pass[i].Name); vals[j] == nil {
-					vals[j] = v
-				}
-			}
-			if err := w.Append(vals); err != nil {
-				return &RowError{EntryID: r.entryID, Stage: "write", Err: derrors.Permanent(err)}
-			}
-			if mixer != nil {
-				if err := w.AppendMix(r.result.Mix); err != nil {
-					return &RowError{EntryID: r.entryID, Stage: "generate", Err: derrors.Permanent(fmt.Errorf("format %s: %w", f.Name(), err))}
-				}
-			}
-			acc.DocsOut++
-			tm.Write += time.Since(wstart)
-		}
-		tm.Rows++
-		if deps.OnRow != nil {
-			deps.OnRow(outcome)
-		}
-		return nil
-	}
-
-	mstart := time.Now()
-	if msg.URIColumn != "" {
-		// URI mode: the projected columns are small; read them all, then
-		// overlap the fetches.
-		var rows []*manifest.Rows
-		err = manifest.ReadShard(ctx, mstore, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
-			rows = append(rows, r)
-			return nil
-		})
-		tm.Manifest = time.Since(mstart)
-		if err != nil {
-			return acc, nil, err
-		}
-		if len(rows) > 0 {
-			w.ExpectRows(rows[0].Total)
-		}
-		err = fetchPool(ctx, deps, msg, f, rows, passIdx, &bad, consume)
-	} else {
-		lim := rowLimits{mems: make(rowMems, 1)} // rows one at a time
-		err = manifest.ReadShard(ctx, mstore, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
-			tm.Manifest += time.Since(mstart)
-			w.ExpectRows(r.Total) // taken before the first row only
-			for i := range r.Values {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				o := processRow(ctx, deps, msg, f, r, i, passIdx, lim)
-				if o.err != nil {
-					if bad.add(ctx, o.err) {
-						continue
-					}
-					return o.err
-				}
-				if err := consume(o); err != nil {
-					return err
-				}
-			}
-			mstart = time.Now()
-			return nil
-		})
-	}
-	if err == nil {
-		err = bad.err()
-	}
-	if err != nil {
+	defer sink.w.Close()
+	if err := rowLoop(ctx, deps, msg, f, in, sink, &acc, tm, deps.OnRow); err != nil {
 		return acc, nil, err
 	}
 	if !acc.Balanced() {
 		return acc, nil, derrors.Permanent(fmt.Errorf("accounting does not balance: %+v", acc))
 	}
 	wstart := time.Now()
-	data, err := w.Finish(acc)
+	data, err := sink.w.Finish(acc)
 	tm.Write += time.Since(wstart)
 	return acc, data, err
 }

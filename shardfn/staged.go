@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
-	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
-	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/internal/tokenize"
-	"github.com/foldcorpus/foldcorpus/internal/version"
 )
 
 // Handoff sends the shards of a neural format (format.Neural) to the
@@ -95,74 +91,39 @@ func (a adaptOnly) Generate(in format.Input) (format.Result, error) {
 	return format.Result{Filtered: filtered, Values: []any{adapted}}, nil
 }
 
+// stagedSink stages the adapted rows of a neural format's shard (a
+// rowSink): tokenize.Staged.Add takes each one, as the staging format
+// carries it.
+type stagedSink struct {
+	st     *tokenize.Staged
+	format string
+}
+
+func (s stagedSink) expectRows(int64) {}
+
+func (s stagedSink) add(r rowOut, failed bool) error {
+	if failed {
+		return nil // the shard has failed and stages nothing
+	}
+	if err := s.st.Add(s.format, r.entryID, r.structure, r.pass, r.result.Values[0]); err != nil {
+		return &RowError{EntryID: r.entryID, Stage: "adapt", Err: derrors.Permanent(err)}
+	}
+	return nil
+}
+
 // adaptShard reads the shard's manifest rows, fetches (bounded pool, input
 // order), parses and adapts every row, and returns the staged shard: its
 // accounting so far (every row in rows_in; filtered and skipped rows
 // counted) and one adapted row per remaining row, with its passthrough
-// values. Bad rows fail the shard, every one recorded, as in run.
+// values. Bad rows fail the shard, every one recorded, as in run: the same
+// one pass (openShard, rowLoop), with the staged sink.
 func adaptShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Neural, tm *Timing) (*tokenize.Staged, error) {
-	st := &tokenize.Staged{Accounting: corpus.Accounting{
-		RunID: msg.RunID, Shard: msg.Shard, Total: msg.Total, Manifest: msg.Manifest,
-		RowGroups: msg.RowGroups, Format: f.Name(), Options: msg.Options,
-		Lenient: msg.LenientMissing, Filtered: map[string]int64{},
-		Version: version.String(),
-	}}
-	acc := &st.Accounting
-	mstore := blob.Pin(deps.Store, msg.Manifest, msg.ManifestGeneration)
-	schema, err := manifest.ReadSchema(ctx, mstore, msg.Manifest)
+	st := &tokenize.Staged{Accounting: newAccounting(msg, f)}
+	in, err := openShard(ctx, deps, msg, f, &st.Accounting, tm)
 	if err != nil {
 		return st, err
 	}
-	acc.DroppedColumns = manifest.Dropped(schema, msg.Columns)
-	inputs := map[string]bool{manifest.EntryIDColumn: true, msg.URIColumn: true, msg.TextColumn: true}
-	var passIdx []int
-	for i, name := range msg.Columns {
-		if inputs[name] {
-			continue
-		}
-		c, ok := schema.Column(name)
-		if !ok {
-			return st, derrors.Permanent(fmt.Errorf("manifest %s: %w %q", msg.Manifest, manifest.ErrMissingColumn, name))
-		}
-		st.Passthrough = append(st.Passthrough, c)
-		passIdx = append(passIdx, i)
-	}
-	mstart := time.Now()
-	var rows []*manifest.Rows
-	err = manifest.ReadShard(ctx, mstore, msg.Manifest, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
-		rows = append(rows, r)
-		return nil
-	})
-	tm.Manifest = time.Since(mstart)
-	if err != nil {
-		return st, err
-	}
-	var bad badRows
-	err = fetchPool(ctx, deps, msg, adaptOnly{f}, rows, passIdx, &bad, func(r rowOut) error {
-		tm.Fetch += r.fetch
-		tm.Parse += r.parse
-		tm.Generate += r.generate
-		tm.Rows++
-		acc.RowsIn++
-		switch {
-		case r.skipped:
-			acc.Skipped++
-			acc.SkippedIDs = append(acc.SkippedIDs, r.entryID)
-		case r.result.Filtered != "":
-			acc.Filtered[r.result.Filtered]++
-		case bad.failed():
-			// the shard has failed and stages nothing
-		default:
-			in, ok := r.result.Values[0].(*b2t.Input)
-			if !ok || in == nil {
-				return &RowError{EntryID: r.entryID, Stage: "adapt", Err: derrors.Permanent(fmt.Errorf("format %s adapted to %T, want *bio2token.Input", f.Name(), r.result.Values[0]))}
-			}
-			st.Rows = append(st.Rows, tokenize.StagedRow{EntryID: r.entryID, Structure: r.structure, Passthrough: r.pass, Input: in})
-		}
-		return nil
-	})
-	if err == nil {
-		err = bad.err()
-	}
-	return st, err
+	defer in.file.Close()
+	st.Passthrough = in.pass
+	return st, rowLoop(ctx, deps, msg, adaptOnly{f}, in, stagedSink{st: st, format: f.Name()}, &st.Accounting, tm, deps.OnRow)
 }

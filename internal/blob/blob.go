@@ -6,8 +6,16 @@ package blob
 
 import (
 	"context"
+	"errors"
 	"io"
 )
+
+// ErrFileChanged is wrapped (naming the object) by a store that hands an
+// object's bytes to a callback in place (a local file's mapping) when the
+// object lost bytes while the callback read them: it was truncated, or its
+// storage failed, under the mapping. What the callback built from those
+// bytes may be half-built; reading the object again may succeed.
+var ErrFileChanged = errors.New("file truncated or unreadable while mapped")
 
 // Store reads and writes objects named by URI.
 //

@@ -1,19 +1,21 @@
 package localblob
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"unsafe"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 )
 
 // ErrFileChanged is returned (wrapped, naming the file) by ReadMapped when
 // the mapped file lost bytes while fn read them: it was truncated (or its
 // storage failed) under the mapping, so that a read of a mapped page raised
-// SIGBUS. Reading the file again may succeed.
-var ErrFileChanged = errors.New("file truncated or unreadable while mapped")
+// SIGBUS. Reading the file again may succeed. It is blob.ErrFileChanged,
+// so that callers of any store test for the one sentinel.
+var ErrFileChanged = blob.ErrFileChanged
 
 // MinMapSize is the size from which ReadMapped maps a file instead of
 // reading it: below it, read(2) into a reused buffer is cheaper than

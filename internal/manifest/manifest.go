@@ -65,19 +65,20 @@ func (s Schema) Column(name string) (format.Column, bool) {
 }
 
 // ReadSchema reads the schema of the manifest at uri from its footer, with
-// range reads only. Idempotent. A missing object wraps derrors.ErrNotFound;
-// an unreadable parquet file is permanent.
+// range reads only (Open, then File.Schema). Idempotent. A missing object
+// wraps derrors.ErrNotFound; an unreadable parquet file is permanent.
 func ReadSchema(ctx context.Context, store blob.Store, uri string) (_ Schema, err error) {
 	defer derrors.Wrap(&err, "manifest.ReadSchema(%s)", uri)
-	obj, err := store.Open(ctx, uri)
+	f, err := Open(ctx, store, uri)
 	if err != nil {
 		return Schema{}, err
 	}
-	defer obj.Close()
-	fr, err := openReader(obj)
-	if err != nil {
-		return Schema{}, err
-	}
+	defer f.Close()
+	return f.Schema(), nil
+}
+
+// schemaOf is the Schema that the footer of obj, read into fr, says.
+func schemaOf(uri string, obj blob.Object, fr *pqarrow.FileReader) (Schema, error) {
 	as, err := fr.Schema()
 	if err != nil {
 		return Schema{}, derrors.Permanent(fmt.Errorf("not a readable parquet schema: %w", err))

@@ -31,81 +31,18 @@ func (r *Rows) Index(name string) int { return slices.Index(r.Columns, name) }
 
 // ReadShard reads the named columns of the given row groups of the manifest
 // at uri (all row groups when rowGroups is empty), one row group at a time,
-// calling fn with each batch in file order. Only the projected column chunks
-// are read. Idempotent; a missing column or unreadable file is a permanent
-// error naming the file; an error from fn stops the read and is returned.
+// calling fn with each batch in file order (Open, then File.ReadShard).
+// Only the projected column chunks are read. Idempotent; a missing column or
+// unreadable file is a permanent error naming the file; an error from fn
+// stops the read and is returned.
 func ReadShard(ctx context.Context, store blob.Store, uri string, rowGroups []int, columns []string, fn func(*Rows) error) (err error) {
 	defer derrors.Wrap(&err, "manifest.ReadShard(%s)", uri)
-	obj, err := store.Open(ctx, uri)
+	f, err := Open(ctx, store, uri)
 	if err != nil {
 		return err
 	}
-	defer obj.Close()
-	fr, err := openReader(obj)
-	if err != nil {
-		return err
-	}
-	pf := fr.ParquetReader()
-	as, err := fr.Schema()
-	if err != nil {
-		return derrors.Permanent(err)
-	}
-	// Leaf column indices of the wanted top-level fields, in the requested order.
-	var leaves []int
-	descr := pf.MetaData().Schema
-	for _, name := range columns {
-		fi := as.FieldIndices(name)
-		if len(fi) != 1 {
-			return derrors.Permanent(fmt.Errorf("%w %q", ErrMissingColumn, name))
-		}
-		found := false
-		for leaf := 0; leaf < descr.NumColumns(); leaf++ {
-			if descr.Root().FieldIndexByField(descr.ColumnRoot(leaf)) == fi[0] {
-				leaves = append(leaves, leaf)
-				found = true
-			}
-		}
-		if !found {
-			return derrors.Permanent(fmt.Errorf("column %q has no data", name))
-		}
-	}
-	if len(rowGroups) == 0 {
-		for i := 0; i < pf.NumRowGroups(); i++ {
-			rowGroups = append(rowGroups, i)
-		}
-	}
-	var first int64
-	starts := make([]int64, pf.NumRowGroups())
-	for i := range starts {
-		starts[i] = first
-		first += pf.MetaData().RowGroup(i).NumRows()
-	}
-	var total int64
-	for _, rg := range rowGroups {
-		if rg < 0 || rg >= pf.NumRowGroups() {
-			return derrors.Permanent(fmt.Errorf("row group %d out of range (file has %d)", rg, pf.NumRowGroups()))
-		}
-		total += pf.MetaData().RowGroup(rg).NumRows()
-	}
-	for _, rg := range rowGroups {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		tbl, err := fr.ReadRowGroups(ctx, leaves, []int{rg})
-		if err != nil {
-			return derrors.Permanent(fmt.Errorf("row group %d: %w", rg, err))
-		}
-		rows, err := tableRows(tbl, columns)
-		tbl.Release()
-		if err != nil {
-			return derrors.Permanent(fmt.Errorf("row group %d: %w", rg, err))
-		}
-		rows.First, rows.Total = starts[rg], total
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return nil
+	defer f.Close()
+	return f.readShard(ctx, rowGroups, columns, fn)
 }
 
 func tableRows(tbl arrow.Table, columns []string) (*Rows, error) {

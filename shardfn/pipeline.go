@@ -1,0 +1,171 @@
+package shardfn
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/corpus"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/queue"
+	"github.com/foldcorpus/foldcorpus/internal/version"
+)
+
+// A shard is one pass: openShard opens the manifest once (one footer read,
+// its schema and its rows from the same open object), then rowLoop reads
+// the projected columns, fetches, parses and generates each row, and hands
+// every row that gets a document to a rowSink in input order: the corpus
+// writer (run), or the staged inputs of a neural format (handOff).
+
+// rowSink takes the rows of a shard that get a document, in input order,
+// from one goroutine.
+type rowSink interface {
+	// expectRows is a hint: the shard's rows, taken before the first row.
+	expectRows(total int64)
+	// add takes r. failed is true once the shard has a bad row: it writes
+	// nothing then, and only counts. An error fails the shard.
+	add(r rowOut, failed bool) error
+}
+
+// shardInput is a shard's manifest, open, and what the message and its
+// schema say of it.
+type shardInput struct {
+	file *manifest.File
+	// pass are the passthrough columns (the projected ones that are not
+	// inputs), passIdx their positions in msg.Columns.
+	pass    []format.Column
+	passIdx []int
+}
+
+// newAccounting starts a shard's accounting.
+func newAccounting(msg queue.ShardMessage, f format.Format) corpus.Accounting {
+	return corpus.Accounting{
+		RunID: msg.RunID, Shard: msg.Shard, Total: msg.Total, Manifest: msg.Manifest,
+		RowGroups: msg.RowGroups, Format: f.Name(), Options: msg.Options,
+		Lenient: msg.LenientMissing, Filtered: map[string]int64{},
+		Version: version.String(),
+	}
+}
+
+// openShard opens the shard's manifest once, at the generation the message
+// pins when it pins one (an overwritten manifest fails the shard
+// permanently instead of feeding it another file's rows), sets
+// acc.DroppedColumns and resolves the passthrough columns. The caller
+// closes in.file.
+func openShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, acc *corpus.Accounting, tm *Timing) (*shardInput, error) {
+	mstart := time.Now()
+	mstore := blob.Pin(deps.Store, msg.Manifest, msg.ManifestGeneration)
+	file, err := manifest.Open(ctx, mstore, msg.Manifest)
+	tm.Manifest += time.Since(mstart)
+	if err != nil {
+		return nil, err
+	}
+	schema := file.Schema()
+	acc.DroppedColumns = manifest.Dropped(schema, msg.Columns)
+	inputs := map[string]bool{manifest.EntryIDColumn: true, msg.URIColumn: true, msg.TextColumn: true}
+	if f.Kind() == format.FromRecord {
+		for _, c := range f.RecordColumns() {
+			inputs[c.Name] = true
+		}
+	}
+	in := &shardInput{file: file}
+	for i, name := range msg.Columns {
+		if inputs[name] {
+			continue
+		}
+		c, ok := schema.Column(name)
+		if !ok {
+			file.Close()
+			return nil, derrors.Permanent(fmt.Errorf("manifest %s: %w %q", msg.Manifest, manifest.ErrMissingColumn, name))
+		}
+		in.pass = append(in.pass, c)
+		in.passIdx = append(in.passIdx, i)
+	}
+	return in, nil
+}
+
+// rowLoop runs the shard's rows through f and hands them to sink: in URI
+// mode it reads the projected columns of every row, then overlaps the
+// fetches (fetchPool); in inline mode it processes rows one at a time as
+// their row groups are read. It counts every row in acc and tm (a skipped
+// or filtered row is settled here; the sink counts the documents) and
+// calls onRow, when set, with each row's outcome. A bad row is recorded
+// and the loop goes on (the shard fails with every bad row, BadRowsError);
+// any other failure stops it.
+func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, in *shardInput, sink rowSink, acc *corpus.Accounting, tm *Timing, onRow func(string)) error {
+	var bad badRows
+	consume := func(r rowOut) error {
+		tm.Fetch += r.fetch
+		tm.Parse += r.parse
+		tm.Generate += r.generate
+		acc.RowsIn++
+		outcome := "doc"
+		switch {
+		case r.skipped:
+			acc.Skipped++
+			acc.SkippedIDs = append(acc.SkippedIDs, r.entryID)
+			outcome = "skipped"
+		case r.result.Filtered != "":
+			acc.Filtered[r.result.Filtered]++
+			outcome = r.result.Filtered
+		default:
+			if err := sink.add(r, bad.failed()); err != nil {
+				return err
+			}
+		}
+		tm.Rows++
+		if onRow != nil {
+			onRow(outcome)
+		}
+		return nil
+	}
+	mstart := time.Now()
+	var err error
+	if msg.URIColumn != "" {
+		// URI mode: the projected columns are small; read them all, then
+		// overlap the fetches.
+		var rows []*manifest.Rows
+		err = in.file.ReadShard(ctx, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
+			rows = append(rows, r)
+			return nil
+		})
+		tm.Manifest += time.Since(mstart)
+		if err != nil {
+			return err
+		}
+		if len(rows) > 0 {
+			sink.expectRows(rows[0].Total)
+		}
+		err = fetchPool(ctx, deps, msg, f, rows, in.passIdx, &bad, consume)
+	} else {
+		lim := rowLimits{mems: make(rowMems, 1)} // rows one at a time
+		err = in.file.ReadShard(ctx, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
+			tm.Manifest += time.Since(mstart)
+			sink.expectRows(r.Total) // taken before the first row only
+			for i := range r.Values {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				o := processRow(ctx, deps, msg, f, r, i, in.passIdx, lim)
+				if o.err != nil {
+					if bad.add(ctx, o.err) {
+						continue
+					}
+					return o.err
+				}
+				if err := consume(o); err != nil {
+					return err
+				}
+			}
+			mstart = time.Now()
+			return nil
+		})
+	}
+	if err == nil {
+		err = bad.err()
+	}
+	return err
+}
