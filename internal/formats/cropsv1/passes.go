@@ -89,7 +89,6 @@ type member struct {
 	n    [3]int // the noised position in tenths
 }
 
-
 // pass2 writes the crops until a 3-token header no longer fits the budget,
 // or a crop overflows it (truncated).
 func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *coordfront.Writer, d *Document) {
