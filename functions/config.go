@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foldcorpus/foldcorpus/internal/formats"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 )
 
@@ -44,7 +45,7 @@ type Config struct {
 
 // Defaults for the optional settings.
 const (
-	DefaultFormat           = "contacts-and-distances-v2"
+	DefaultFormat           = formats.Default
 	DefaultFetchConcurrency = 32
 	DefaultMaxObjectBytes   = 512 << 20
 	DefaultRetryWindow      = 24 * time.Hour

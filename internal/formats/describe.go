@@ -1,16 +1,9 @@
 package formats
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
-	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
-	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
-	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
 )
 
 // Info describes a registered format without building it (building
@@ -21,33 +14,22 @@ type Info struct {
 	Options []format.Option
 }
 
-// described holds each format's input kind and option list; one line per
-// format, as constructors.
-var described = map[string]struct {
-	input   format.InputKind
-	options func() []format.Option
-}{
-	contactsv1.Name: {format.FromRecord, fromstructure.OptionList}, // FromStructure with rotlib=
-	cadv2.Name:      {format.FromStructure, cadv2.OptionList},
-	bio2token.Name:  {format.FromStructure, bio2token.OptionList},
-	ccoordv1.Name:   {format.FromStructure, ccoordv1.OptionList},
-	cropsv1.Name:    {format.FromStructure, cropsv1.OptionList},
-}
-
 // Describe returns the named format's input kind and options.
 func Describe(name string) (Info, error) {
-	d, ok := described[name]
-	if !ok {
-		return Info{}, fmt.Errorf("unknown format %q (known: %v)", name, Names())
+	s, err := lookup(name)
+	if err != nil {
+		return Info{}, err
 	}
-	return Info{Name: name, Input: d.input, Options: d.options()}, nil
+	return Info{Name: s.Name, Input: s.Input, Options: s.Options()}, nil
 }
 
 // NamesReading lists the formats whose input is kind, sorted.
 func NamesReading(kind format.InputKind) []string {
+	registry.RLock()
+	defer registry.RUnlock()
 	var names []string
-	for n, d := range described {
-		if d.input == kind {
+	for n, s := range registry.specs {
+		if s.Input == kind {
 			names = append(names, n)
 		}
 	}
@@ -64,11 +46,11 @@ func WithDefaults(name string, opts map[string]string) map[string]string {
 	for k, v := range opts {
 		out[k] = v
 	}
-	d, ok := described[name]
-	if !ok {
+	s, err := lookup(name)
+	if err != nil {
 		return out
 	}
-	for _, o := range d.options() {
+	for _, o := range s.Options() {
 		if _, set := out[o.Key]; !set && !o.Required {
 			out[o.Key] = o.Default
 		}

@@ -15,3 +15,9 @@ func OptionList() []format.Option {
 		{Key: OptWeights, Required: true, Doc: "bio2token checkpoint path, or generated:SEED (test weights)"},
 	}
 }
+
+// Spec registers bio2token-v2 (format.Spec): the registry's one line for
+// this format.
+func Spec() format.Spec {
+	return format.Spec{Name: Name, Input: format.FromStructure, Options: OptionList, New: NewFromOptions}
+}
