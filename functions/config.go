@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/config"
-	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 )
 
@@ -44,7 +44,7 @@ type Config struct {
 
 // Defaults for the optional settings.
 const (
-	DefaultFormat           = formats.Default
+	DefaultFormat           = registry.Default
 	DefaultFetchConcurrency = 32
 	DefaultMaxObjectBytes   = 512 << 20
 	DefaultRetryWindow      = 24 * time.Hour

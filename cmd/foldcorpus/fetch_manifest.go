@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
-	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/hf"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
@@ -38,7 +38,7 @@ func runFetchManifest(ctx context.Context, args []string) error {
 	fs.StringVar(&ff.drop, "drop", "cif_content", "comma-separated columns to leave out when --columns is not given")
 	fs.IntVar(&ff.concurrency, "concurrency", 16, "files fetched at once")
 	fs.StringVar(&ff.runSpec, "run-spec", "manifest.run.json", "bucket output: name of the run spec written last under --out (starts the planner once); empty: none")
-	fs.StringVar(&ff.format, "format", formats.Default, "bucket output: the run spec's format")
+	fs.StringVar(&ff.format, "format", registry.Default, "bucket output: the run spec's format")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: foldcorpus fetch-manifest hf://datasets/OWNER/NAME[@REV][/PATH] --out DIR|gs://BUCKET/PREFIX [flags]\n\nHF_TOKEN (a Hub token) and HF_ENDPOINT (the Hub's address) are read from the environment.")
 		fs.PrintDefaults()

@@ -1,9 +1,9 @@
-// Package formats is the format registry: it maps format names to their
+// Package registry is the format registry: it maps format names to their
 // format.Spec (input kind, options with docs and defaults, constructor), so
 // the CLI, the planner and the shard workers resolve a run's format in one
 // place. Adding a format is its own package exporting a Spec and one line
 // in builtin.
-package formats
+package registry
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
@@ -27,7 +27,7 @@ func builtin() []format.Spec {
 	return []format.Spec{
 		cadv2.Spec(),
 		fromstructure.Spec(), // contacts-v1: records, or structures with rotlib=
-		bio2token.Spec(),
+		bio2tokenv2.Spec(),
 		ccoordv1.Spec(),
 		cropsv1.Spec(),
 	}
