@@ -3,12 +3,12 @@ package functions
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/foldcorpus/foldcorpus/internal/config"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 )
 
@@ -44,91 +44,44 @@ type Config struct {
 
 // Defaults for the optional settings.
 const (
-	DefaultFormat           = "contacts-and-distances-v2"
+	DefaultFormat           = registry.Default
 	DefaultFetchConcurrency = 32
 	DefaultMaxObjectBytes   = 512 << 20
 	DefaultRetryWindow      = 24 * time.Hour
 	DefaultLease            = 15 * time.Minute
-	DefaultLedgerCollection = "foldcorpus_runs"
+	DefaultLedgerCollection = config.DefaultLedgerCollection
 )
 
 // FromEnv reads the configuration with getenv (os.Getenv when nil). It
-// reports malformed numbers and durations; call Validate for the rest.
+// reports malformed numbers, durations and booleans; call Validate for the
+// rest.
 func FromEnv(getenv func(string) string) (Config, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	var errs []error
-	num := func(key string, def int) int {
-		v := getenv(key)
-		if v == "" {
-			return def
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: not an integer", key, v))
-		}
-		return n
-	}
-	dur := func(key string, def time.Duration) time.Duration {
-		v := getenv(key)
-		if v == "" {
-			return def
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: not a duration (e.g. 24h, 15m)", key, v))
-		}
-		return d
-	}
-	str := func(key, def string) string {
-		if v := strings.TrimSpace(getenv(key)); v != "" {
-			return v
-		}
-		return def
-	}
+	e := config.NewEnv(getenv, "")
 	c := Config{
-		Project:           str("FOLDCORPUS_PROJECT", getenv("GOOGLE_CLOUD_PROJECT")),
-		Region:            str("FOLDCORPUS_REGION", ""),
-		OutputPrefix:      strings.TrimSuffix(str("FOLDCORPUS_OUTPUT_PREFIX", ""), "/"),
-		ShardTopic:        str("FOLDCORPUS_SHARD_TOPIC", ""),
-		TokenizeTopic:     str("FOLDCORPUS_TOKENIZE_TOPIC", ""),
-		StagingPrefix:     strings.TrimSuffix(str("FOLDCORPUS_STAGING_PREFIX", ""), "/"),
-		DefaultFormat:     str("FOLDCORPUS_FORMAT", DefaultFormat),
-		FetchConcurrency:  num("FOLDCORPUS_FETCH_CONCURRENCY", DefaultFetchConcurrency),
-		MaxObjectBytes:    int64(num("FOLDCORPUS_MAX_OBJECT_BYTES", DefaultMaxObjectBytes)),
-		RetryWindow:       dur("FOLDCORPUS_RETRY_WINDOW", DefaultRetryWindow),
-		Lease:             dur("FOLDCORPUS_LEASE", DefaultLease),
-		UserProject:       str("FOLDCORPUS_USER_PROJECT", ""),
-		FirestoreDB:       str("FOLDCORPUS_FIRESTORE_DATABASE", "(default)"),
-		LedgerCollection:  str("FOLDCORPUS_LEDGER_COLLECTION", DefaultLedgerCollection),
-		RowGroupsPerShard: num("FOLDCORPUS_ROW_GROUPS_PER_SHARD", 0),
-		LogLevel:          str("FOLDCORPUS_LOG_LEVEL", "info"),
+		Project:           e.String("FOLDCORPUS_PROJECT", e.Raw("GOOGLE_CLOUD_PROJECT")),
+		Region:            e.String("FOLDCORPUS_REGION", ""),
+		OutputPrefix:      strings.TrimSuffix(e.String("FOLDCORPUS_OUTPUT_PREFIX", ""), "/"),
+		ShardTopic:        e.String("FOLDCORPUS_SHARD_TOPIC", ""),
+		TokenizeTopic:     e.String("FOLDCORPUS_TOKENIZE_TOPIC", ""),
+		StagingPrefix:     strings.TrimSuffix(e.String("FOLDCORPUS_STAGING_PREFIX", ""), "/"),
+		DefaultFormat:     e.String("FOLDCORPUS_FORMAT", DefaultFormat),
+		FetchConcurrency:  e.Int("FOLDCORPUS_FETCH_CONCURRENCY", DefaultFetchConcurrency),
+		MaxObjectBytes:    int64(e.Int("FOLDCORPUS_MAX_OBJECT_BYTES", DefaultMaxObjectBytes)),
+		RetryWindow:       e.Duration("FOLDCORPUS_RETRY_WINDOW", DefaultRetryWindow),
+		Lease:             e.Duration("FOLDCORPUS_LEASE", DefaultLease),
+		UserProject:       e.String("FOLDCORPUS_USER_PROJECT", ""),
+		FirestoreDB:       e.String("FOLDCORPUS_FIRESTORE_DATABASE", config.DefaultFirestoreDB),
+		LedgerCollection:  e.String("FOLDCORPUS_LEDGER_COLLECTION", DefaultLedgerCollection),
+		RowGroupsPerShard: e.Int("FOLDCORPUS_ROW_GROUPS_PER_SHARD", 0),
+		LogLevel:          e.String("FOLDCORPUS_LOG_LEVEL", config.DefaultLogLevel),
+		TriggerParquet:    e.Bool("FOLDCORPUS_TRIGGER_PARQUET", true),
+		InputBuckets:      e.List("FOLDCORPUS_INPUT_BUCKETS"),
+		RequesterPays:     e.List("FOLDCORPUS_REQUESTER_PAYS_BUCKETS"),
 	}
-	switch v := strings.ToLower(str("FOLDCORPUS_TRIGGER_PARQUET", "true")); v {
-	case "true", "1", "yes":
-		c.TriggerParquet = true
-	case "false", "0", "no":
-	default:
-		errs = append(errs, fmt.Errorf("FOLDCORPUS_TRIGGER_PARQUET=%q: want true or false", v))
-	}
-	c.InputBuckets = list(getenv("FOLDCORPUS_INPUT_BUCKETS"))
-	c.RequesterPays = list(getenv("FOLDCORPUS_REQUESTER_PAYS_BUCKETS"))
 	if len(c.RequesterPays) > 0 && c.UserProject == "" {
 		c.UserProject = c.Project
 	}
-	return c, errors.Join(errs...)
-}
-
-// list splits a comma-separated list, dropping empty items.
-func list(v string) []string {
-	var out []string
-	for _, b := range strings.Split(v, ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			out = append(out, b)
-		}
-	}
-	return out
+	return c, e.Err()
 }
 
 // Validate reports every missing or out-of-range setting at once.
@@ -182,10 +135,8 @@ func (c Config) Validate() error {
 	if c.RowGroupsPerShard < 0 {
 		errs = append(errs, fmt.Errorf("FOLDCORPUS_ROW_GROUPS_PER_SHARD=%d: want >= 0", c.RowGroupsPerShard))
 	}
-	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		errs = append(errs, fmt.Errorf("FOLDCORPUS_LOG_LEVEL=%q: want debug, info, warn or error", c.LogLevel))
+	if err := config.CheckLogLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

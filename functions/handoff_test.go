@@ -27,7 +27,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/cloudlog"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
@@ -95,7 +95,7 @@ func TestNeuralShardHandoff(t *testing.T) {
 	// Both runs name the checkpoint as a cloud run spec does (gs://; the
 	// output records the options). The inline run needs the encoder in the
 	// process (inline.New, reading a local copy of the checkpoint); the
-	// deployed functions have none (formats.New) and hand off.
+	// deployed functions have none (registry.New) and hand off.
 	const remoteWeights = "gs://models/b2t.ckpt"
 	inlineMsg := msg("gs://out/corpus/b2t/inline/part-00000-of-00001.parquet", remoteWeights)
 	fx.s.deps.NewFormat = func(name string, opts map[string]string) (format.Format, error) {

@@ -16,28 +16,11 @@ import (
 	"github.com/foldcorpus/foldcorpus/planner"
 )
 
-// RunSpec is the JSON body of a run spec object (NAME.run.json): a manifest
-// glob, a format and its options. A bare manifest (NAME.parquet) is a run
-// with the default format and no options.
-type RunSpec struct {
-	Manifest          string            `json:"manifest"` // gs:// glob in an input bucket
-	Format            string            `json:"format,omitempty"`
-	Options           map[string]string `json:"options,omitempty"`
-	URIColumn         string            `json:"uri_column,omitempty"`
-	TextColumn        string            `json:"text_column,omitempty"`
-	LenientMissing    bool              `json:"lenient_missing,omitempty"`
-	RowGroupsPerShard int               `json:"row_groups_per_shard,omitempty"`
-	Prefix            string            `json:"prefix,omitempty"`
-	// Passthrough names the manifest columns copied to the output (absent:
-	// the default set; []: none).
-	Passthrough []string `json:"passthrough,omitempty"`
-	// AllowDuplicateIDs accepts manifest rows that share an entry_id;
-	// absent, the planner refuses such a run (planner.ErrDuplicateID).
-	AllowDuplicateIDs bool `json:"allow_duplicate_ids,omitempty"`
-}
+// RunSpec is the JSON body of a run spec object (planner.RunSpec).
+type RunSpec = planner.RunSpec
 
 // RunSpecSuffix ends the name of a run spec object.
-const RunSpecSuffix = ".run.json"
+const RunSpecSuffix = planner.RunSpecSuffix
 
 // RunID is the run id of a trigger object: its gs:// URI and generation.
 // Re-uploading the object makes a new run; a redelivered event does not.

@@ -32,7 +32,7 @@ type Deps struct {
 	// Tokenize, when set, receives the tokenize requests of neural-format
 	// shards (staged for the accelerator job); nil runs them inline.
 	Tokenize TokenizePublisher
-	// NewFormat resolves formats (formats.New when nil, which runs no
+	// NewFormat resolves formats (registry.New when nil, which runs no
 	// bio2token encoder: the deployed functions hand neural shards to the
 	// tokenize job). Tests that run bio2token-v2 inline set inline.New.
 	NewFormat func(name string, opts map[string]string) (format.Format, error)

@@ -27,7 +27,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
@@ -38,7 +38,7 @@ type Deps struct {
 	Store     blob.Store
 	Ledger    ledger.Ledger
 	Publisher queue.Publisher
-	// NewFormat resolves the format (formats.New when nil).
+	// NewFormat resolves the format (registry.New when nil).
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 }
 
@@ -152,7 +152,7 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	defer derrors.Wrap(&err, "planner.Prepare(%s)", spec.Manifest)
 	newFormat := deps.NewFormat
 	if newFormat == nil {
-		newFormat = formats.New
+		newFormat = registry.New
 	}
 	if spec.Prefix == "" {
 		spec.Prefix = "part"

@@ -38,7 +38,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -60,7 +60,7 @@ type Deps struct {
 	// uses any more. It is called from several goroutines at once, each
 	// with its own st.
 	Parse func(st *structure.Structure, data []byte) error
-	// NewFormat resolves the format (formats.New when nil).
+	// NewFormat resolves the format (registry.New when nil).
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	// FetchConcurrency bounds fetches in flight (DefaultFetchConcurrency when 0).
 	FetchConcurrency int
@@ -237,7 +237,7 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	}
 	newFormat := deps.NewFormat
 	if newFormat == nil {
-		newFormat = formats.New
+		newFormat = registry.New
 	}
 	f, err := newFormat(msg.Format, msg.Options)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"

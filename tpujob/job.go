@@ -15,7 +15,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 )
 

@@ -1,14 +1,13 @@
 package tpujob
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
+	"github.com/foldcorpus/foldcorpus/internal/config"
 )
 
 // Settings configure a tpujob process, read from the environment. The
@@ -18,8 +17,8 @@ type Settings struct {
 	Project          string        // FOLDCORPUS_PROJECT, else GOOGLE_CLOUD_PROJECT
 	Subscription     string        // FOLDCORPUS_TOKENIZE_SUBSCRIPTION: the tokenize subscription id
 	OutputPrefix     string        // FOLDCORPUS_OUTPUT_PREFIX: gs://BUCKET/PREFIX; the job touches only BUCKET (and the weights' bucket)
-	FirestoreDB      string        // FOLDCORPUS_FIRESTORE_DATABASE, default "(default)"
-	LedgerCollection string        // FOLDCORPUS_LEDGER_COLLECTION, default "foldcorpus_runs"
+	FirestoreDB      string        // FOLDCORPUS_FIRESTORE_DATABASE, default config.DefaultFirestoreDB
+	LedgerCollection string        // FOLDCORPUS_LEDGER_COLLECTION, default config.DefaultLedgerCollection
 	LogLevel         string        // FOLDCORPUS_LOG_LEVEL: debug, info, warn, error; default info
 	Backend          string        // FOLDCORPUS_TOKENIZE_BACKEND: "go" (CPU), "xla:tpu", "xla:cuda"; default "go"
 	Weights          string        // FOLDCORPUS_TOKENIZE_WEIGHTS: checkpoint path or gs:// URI (required)
@@ -32,50 +31,22 @@ type Settings struct {
 // SettingsFromEnv reads the settings with getenv (os.Getenv in
 // production) and validates them.
 func SettingsFromEnv(getenv func(string) string) (Settings, error) {
-	str := func(key, def string) string {
-		if v := strings.TrimSpace(getenv(key)); v != "" {
-			return v
-		}
-		return def
-	}
-	var errs []error
-	num := func(key string, def int) int {
-		raw := strings.TrimSpace(getenv(key))
-		if raw == "" {
-			return def
-		}
-		n, err := strconv.Atoi(raw)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("tpujob: %s=%q: not an integer", key, raw))
-		}
-		return n
-	}
-	dur := func(key string, def time.Duration) time.Duration {
-		raw := strings.TrimSpace(getenv(key))
-		if raw == "" {
-			return def
-		}
-		d, err := time.ParseDuration(raw)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("tpujob: %s=%q: not a duration (e.g. 500ms)", key, raw))
-		}
-		return d
-	}
+	e := config.NewEnv(getenv, "tpujob: ")
 	s := Settings{
-		Project:          str("FOLDCORPUS_PROJECT", getenv("GOOGLE_CLOUD_PROJECT")),
-		Subscription:     str("FOLDCORPUS_TOKENIZE_SUBSCRIPTION", ""),
-		OutputPrefix:     strings.TrimSuffix(str("FOLDCORPUS_OUTPUT_PREFIX", ""), "/"),
-		FirestoreDB:      str("FOLDCORPUS_FIRESTORE_DATABASE", "(default)"),
-		LedgerCollection: str("FOLDCORPUS_LEDGER_COLLECTION", "foldcorpus_runs"),
-		LogLevel:         str("FOLDCORPUS_LOG_LEVEL", "info"),
-		Backend:          str("FOLDCORPUS_TOKENIZE_BACKEND", "go"),
-		Weights:          str("FOLDCORPUS_TOKENIZE_WEIGHTS", ""),
-		Devices:          num("FOLDCORPUS_TOKENIZE_DEVICES", 0),
-		Rungs:            num("FOLDCORPUS_TOKENIZE_RUNGS", b2t.DefaultRungs),
-		MaxInFlight:      num("FOLDCORPUS_TOKENIZE_MAX_IN_FLIGHT", 16),
-		FlushAfter:       dur("FOLDCORPUS_TOKENIZE_FLUSH_AFTER", 500*time.Millisecond),
+		Project:          e.String("FOLDCORPUS_PROJECT", e.Raw("GOOGLE_CLOUD_PROJECT")),
+		Subscription:     e.String("FOLDCORPUS_TOKENIZE_SUBSCRIPTION", ""),
+		OutputPrefix:     strings.TrimSuffix(e.String("FOLDCORPUS_OUTPUT_PREFIX", ""), "/"),
+		FirestoreDB:      e.String("FOLDCORPUS_FIRESTORE_DATABASE", config.DefaultFirestoreDB),
+		LedgerCollection: e.String("FOLDCORPUS_LEDGER_COLLECTION", config.DefaultLedgerCollection),
+		LogLevel:         e.String("FOLDCORPUS_LOG_LEVEL", config.DefaultLogLevel),
+		Backend:          e.String("FOLDCORPUS_TOKENIZE_BACKEND", "go"),
+		Weights:          e.String("FOLDCORPUS_TOKENIZE_WEIGHTS", ""),
+		Devices:          e.Int("FOLDCORPUS_TOKENIZE_DEVICES", 0),
+		Rungs:            e.Int("FOLDCORPUS_TOKENIZE_RUNGS", b2t.DefaultRungs),
+		MaxInFlight:      e.Int("FOLDCORPUS_TOKENIZE_MAX_IN_FLIGHT", 16),
+		FlushAfter:       e.Duration("FOLDCORPUS_TOKENIZE_FLUSH_AFTER", 500*time.Millisecond),
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := e.Err(); err != nil {
 		return s, err
 	}
 	return s, s.Validate()
@@ -93,10 +64,8 @@ func (s Settings) Validate() error {
 	case s.Devices < 0 || s.Rungs < 1 || s.Rungs > 16 || s.MaxInFlight < 1 || s.FlushAfter <= 0:
 		return fmt.Errorf("tpujob: invalid settings %+v", s)
 	}
-	switch s.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		return fmt.Errorf("tpujob: FOLDCORPUS_LOG_LEVEL=%q: want debug, info, warn or error", s.LogLevel)
+	if err := config.CheckLogLevel(s.LogLevel); err != nil {
+		return fmt.Errorf("tpujob: %w", err)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"cloud.google.com/go/pubsub/v2"
 	"cloud.google.com/go/storage"
 
+	"github.com/foldcorpus/foldcorpus/internal/config"
 	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
@@ -39,16 +40,11 @@ type cloudFlags struct {
 }
 
 func (c *cloudFlags) register(fs *flag.FlagSet) {
-	env := func(k, def string) string {
-		if v := os.Getenv(k); v != "" {
-			return v
-		}
-		return def
-	}
+	env := config.NewEnv(os.Getenv, "").String
 	fs.StringVar(&c.run, "run", "", "run id (gs://BUCKET/OBJECT#GENERATION of the trigger object)")
 	fs.StringVar(&c.project, "project", env("FOLDCORPUS_PROJECT", os.Getenv("GOOGLE_CLOUD_PROJECT")), "Google Cloud project")
-	fs.StringVar(&c.database, "database", env("FOLDCORPUS_FIRESTORE_DATABASE", "(default)"), "Firestore database id")
-	fs.StringVar(&c.collection, "collection", env("FOLDCORPUS_LEDGER_COLLECTION", "foldcorpus_runs"), "Firestore collection of run documents")
+	fs.StringVar(&c.database, "database", env("FOLDCORPUS_FIRESTORE_DATABASE", config.DefaultFirestoreDB), "Firestore database id")
+	fs.StringVar(&c.collection, "collection", env("FOLDCORPUS_LEDGER_COLLECTION", config.DefaultLedgerCollection), "Firestore collection of run documents")
 	fs.StringVar(&c.topic, "topic", os.Getenv("FOLDCORPUS_SHARD_TOPIC"), "shard topic id (rerun)")
 	fs.StringVar(&c.region, "region", os.Getenv("FOLDCORPUS_REGION"), "region the functions run in (status: warn about buckets elsewhere)")
 	fs.StringVar(&c.requesterPays, "requester-pays-buckets", os.Getenv("FOLDCORPUS_REQUESTER_PAYS_BUCKETS"), "comma-separated buckets configured requester-pays; only requests to them carry --user-project (rerun)")

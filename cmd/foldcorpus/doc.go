@@ -17,9 +17,9 @@ import (
 	"unsafe"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -56,7 +56,7 @@ func (o optFlag) Set(v string) error {
 
 func runDoc(ctx context.Context, args []string) error {
 	fset := flag.NewFlagSet("doc", flag.ContinueOnError)
-	readers := formats.NamesReading(format.FromStructure)
+	readers := registry.NamesReading(format.FromStructure)
 	name := fset.String("format", cadv2.Name, "structure format: "+strings.Join(readers, ", ")+" (options: `foldcorpus formats`)")
 	plddtMin := fset.String("residue-plddt-min", "", "contact pool's residue pLDDT minimum (contacts-and-distances-v2; default 70)")
 	entryID := fset.String("entry-id", "", "the document's entry_id (its seed), as the manifest's entry_id column gives it to `run`;\n"+

@@ -14,21 +14,15 @@ import (
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/hf"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
+	"github.com/foldcorpus/foldcorpus/planner"
 )
 
 func init() {
 	register("fetch-manifest", "fetch a manifest from the Hugging Face Hub, projected (hf://datasets/OWNER/NAME[@REV][/PATH] --out DIR|gs://B/P)", runFetchManifest)
-}
-
-// runSpec is the run spec object the planner function accepts
-// (functions.RunSpec, NAME.run.json); written last in bucket mode.
-type runSpec struct {
-	Manifest string `json:"manifest"`
-	Format   string `json:"format,omitempty"`
-	Prefix   string `json:"prefix,omitempty"`
 }
 
 type fetchFlags struct {
@@ -44,7 +38,7 @@ func runFetchManifest(ctx context.Context, args []string) error {
 	fs.StringVar(&ff.drop, "drop", "cif_content", "comma-separated columns to leave out when --columns is not given")
 	fs.IntVar(&ff.concurrency, "concurrency", 16, "files fetched at once")
 	fs.StringVar(&ff.runSpec, "run-spec", "manifest.run.json", "bucket output: name of the run spec written last under --out (starts the planner once); empty: none")
-	fs.StringVar(&ff.format, "format", "contacts-and-distances-v2", "bucket output: the run spec's format")
+	fs.StringVar(&ff.format, "format", registry.Default, "bucket output: the run spec's format")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: foldcorpus fetch-manifest hf://datasets/OWNER/NAME[@REV][/PATH] --out DIR|gs://BUCKET/PREFIX [flags]\n\nHF_TOKEN (a Hub token) and HF_ENDPOINT (the Hub's address) are read from the environment.")
 		fs.PrintDefaults()
@@ -123,7 +117,7 @@ func runFetchManifest(ctx context.Context, args []string) error {
 	if gerr != nil {
 		return fmt.Errorf("no run spec written: %w", gerr)
 	}
-	specURI, err := writeRunSpec(ctx, store, out, ff.runSpec, runSpec{Manifest: glob, Format: ff.format})
+	specURI, err := writeRunSpec(ctx, store, out, ff.runSpec, planner.RunSpec{Manifest: glob, Format: ff.format})
 	if err != nil {
 		return err
 	}
@@ -131,10 +125,11 @@ func runFetchManifest(ctx context.Context, args []string) error {
 	return nil
 }
 
-// writeRunSpec writes the run spec under out, create-only; an identical
+// writeRunSpec writes the run spec (planner.RunSpec, which the planner
+// function reads) under out, create-only; an identical
 // spec already there (a rerun) is fine.
-func writeRunSpec(ctx context.Context, store blob.Store, out, name string, spec runSpec) (string, error) {
-	if !strings.HasSuffix(name, ".run.json") || strings.Contains(name, "/") {
+func writeRunSpec(ctx context.Context, store blob.Store, out, name string, spec planner.RunSpec) (string, error) {
+	if !strings.HasSuffix(name, planner.RunSpecSuffix) || strings.Contains(name, "/") {
 		return "", fmt.Errorf("--run-spec %q: want a plain NAME.run.json", name)
 	}
 	data, err := json.MarshalIndent(spec, "", "  ")

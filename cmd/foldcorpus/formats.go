@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 )
 
 func init() {
@@ -23,10 +23,10 @@ func runFormats(_ context.Context, args []string) error {
 	}
 	names := fs.Args()
 	if len(names) == 0 {
-		names = formats.Names()
+		names = registry.Names()
 	}
 	for i, name := range names {
-		info, err := formats.Describe(name)
+		info, err := registry.Describe(name)
 		if err != nil {
 			return &exitError{2, err}
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
@@ -68,7 +69,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.manifest, "manifest", "", "manifest parquet files: a glob (quote it), a folder (its *.parquet), a path or a file:// or gs:// URI; empty: build and use the embedded synthetic sample")
 	fs.StringVar(&rf.out, "out", "", "output folder or gs://BUCKET/PREFIX (required); holds the shard files and (local folder) the ledger _ledger.jsonl")
 	fs.StringVar(&rf.ledger, "ledger", "", "ledger file (default: OUT/_ledger.jsonl; for a gs:// OUT, .foldcorpus/ledgers/BUCKET/PREFIX/_ledger.jsonl here)")
-	fs.StringVar(&rf.format, "format", "contacts-and-distances-v2", "document format")
+	fs.StringVar(&rf.format, "format", registry.Default, "document format")
 	fs.StringVar(&rf.uriCol, "cif-uri-column", manifest.DefaultURIColumn, "manifest column of per-row structure object URIs (mmCIF or PDB format, plain or gzip)")
 	fs.StringVar(&rf.textCol, "cif-text-column", "", "manifest column of inline mmCIF or PDB text (selects the inline path, e.g. cif_content)")
 	fs.StringVar(&rf.prefix, "prefix", "part", "output file name prefix: PREFIX-SSSSS-of-TTTTT.parquet")

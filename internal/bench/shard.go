@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/faultblob"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/localqueue"
@@ -186,7 +187,7 @@ func benchShardChild(ctx context.Context, glob string, latency time.Duration, co
 	store := faultblob.New(localblob.Store{}, latency)
 	q := localqueue.New()
 	p, err := planner.Plan(ctx, planner.Deps{Store: store, Ledger: led, Publisher: q},
-		planner.Spec{Manifest: glob, Format: "contacts-and-distances-v2", Output: out})
+		planner.Spec{Manifest: glob, Format: registry.Default, Output: out})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/foldcorpus/foldcorpus/internal/config"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 )
@@ -54,7 +55,7 @@ var _ ledger.Ledger = (*Ledger)(nil)
 func New(client *firestore.Client, opts Options) *Ledger {
 	l := &Ledger{client: client, coll: opts.Collection, now: opts.Now}
 	if l.coll == "" {
-		l.coll = "foldcorpus_runs"
+		l.coll = config.DefaultLedgerCollection
 	}
 	if l.now == nil {
 		l.now = time.Now

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/planner"
@@ -28,8 +28,8 @@ func Normalize(spec planner.Spec) (planner.Spec, error) {
 	if spec.Output, err = absPath(spec.Output); err != nil {
 		return spec, err
 	}
-	opts := formats.WithDefaults(spec.Format, spec.Options)
-	if info, err := formats.Describe(spec.Format); err == nil {
+	opts := registry.WithDefaults(spec.Format, spec.Options)
+	if info, err := registry.Describe(spec.Format); err == nil {
 		for _, o := range info.Options {
 			v, set := opts[o.Key]
 			if !set || o.Required || v == o.Default {

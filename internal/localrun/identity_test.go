@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/planner"
 )
@@ -14,9 +14,9 @@ import (
 func TestNormalize(t *testing.T) {
 	dir := t.TempDir()
 	m := filepath.Join(dir, "m", "*.parquet")
-	defaults := formats.WithDefaults("contacts-and-distances-v2", nil)
+	defaults := registry.WithDefaults("contacts-and-distances-v2", nil)
 	with := func(k, v string) map[string]string {
-		o := formats.WithDefaults("contacts-and-distances-v2", nil)
+		o := registry.WithDefaults("contacts-and-distances-v2", nil)
 		o[k] = v
 		return o
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
@@ -53,7 +53,7 @@ func jsonValue(t format.ColumnType, v any) any {
 // records of the "default" variant and compares the documents.
 func TestEndToEndRecordFormat(t *testing.T) {
 	dir := testcorpus.Dir(t)
-	f, err := formats.New("contacts-v1", nil)
+	f, err := registry.New("contacts-v1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

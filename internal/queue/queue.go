@@ -27,7 +27,7 @@ type ShardMessage struct {
 	Output             string `json:"output"` // URI of the shard's output parquet
 	// Columns is the projected manifest column list, fixed by the planner.
 	Columns []string `json:"columns"`
-	// Options are the format's options (knobs passed to formats.New).
+	// Options are the format's options (knobs passed to registry.New).
 	Options map[string]string `json:"options,omitempty"`
 	// URIColumn names the projected column of per-row object URIs, and
 	// TextColumn the inline mmCIF text column: exactly one is set for

@@ -47,3 +47,9 @@ func OptionList() []format.Option {
 	sort.Slice(list, func(a, b int) bool { return list[a].Key < list[b].Key })
 	return list
 }
+
+// Spec registers contacts-and-distances-v2 (format.Spec): the registry's
+// one line for this format.
+func Spec() format.Spec {
+	return format.Spec{Name: Name, Input: format.FromStructure, Options: OptionList, New: NewFromOptions}
+}

@@ -165,3 +165,9 @@ func NewFromOptions(opts map[string]string) (format.Format, error) {
 	f.Rotlib = rotlib
 	return f, nil
 }
+
+// Spec registers contacts-and-coordinates-v1 (format.Spec): the registry's one
+// line for this format.
+func Spec() format.Spec {
+	return format.Spec{Name: Name, Input: format.FromStructure, Options: OptionList, New: NewFromOptions}
+}

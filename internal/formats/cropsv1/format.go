@@ -168,3 +168,9 @@ func NewFromOptions(opts map[string]string) (format.Format, error) {
 	f.Rotlib = rotlib
 	return f, nil
 }
+
+// Spec registers contacts-and-crops-v1 (format.Spec): the registry's one
+// line for this format.
+func Spec() format.Spec {
+	return format.Spec{Name: Name, Input: format.FromStructure, Options: OptionList, New: NewFromOptions}
+}

@@ -8,17 +8,17 @@ package inline
 import (
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats"
-	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 )
 
-// New returns the named format configured by opts (formats.New), with
+// New returns the named format configured by opts (registry.New), with
 // bio2token-v2's encoder opened by OpenEncoder.
 func New(name string, opts map[string]string) (format.Format, error) {
 	if name == fb2t.Name {
 		return fb2t.Constructor(OpenEncoder)(opts)
 	}
-	return formats.New(name, opts)
+	return registry.New(name, opts)
 }
 
 // OpenEncoder loads o's weights (a checkpoint file or generated:SEED) and

@@ -217,3 +217,9 @@ func RecordValues(a *contactsv1.Analysis) []any {
 	return []any{a.EntryID, int64(len(a.ResName)), plddt, int64(len(a.Degree)),
 		a.ResName, a.ResNum, a.ResChain, a.ContactI, a.ContactJ, a.Degree}
 }
+
+// Spec registers contacts-v1 (format.Spec): it reads analysis records by
+// default (contactsv1.New) and structures with rotlib=.
+func Spec() format.Spec {
+	return format.Spec{Name: contactsv1.Name, Input: format.FromRecord, Options: OptionList, New: New}
+}

@@ -1,4 +1,4 @@
-package formats
+package registry
 
 import (
 	"reflect"
@@ -35,8 +35,8 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("%s: Kind() = %v, registry says %v", name, f.Kind(), info.Input)
 		}
 	}
-	if len(described) != len(constructors) {
-		t.Errorf("%d formats described, %d registered", len(described), len(constructors))
+	if got := len(Names()); got != len(builtin()) {
+		t.Errorf("%d formats registered, %d builtin", got, len(builtin()))
 	}
 	if got := NamesReading(format.FromRecord); !reflect.DeepEqual(got, []string{"contacts-v1"}) {
 		t.Errorf("NamesReading(FromRecord) = %v", got)

@@ -1,4 +1,4 @@
-package bio2token
+package bio2tokenv2
 
 import (
 	"fmt"

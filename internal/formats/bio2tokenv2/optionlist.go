@@ -1,4 +1,4 @@
-package bio2token
+package bio2tokenv2
 
 import (
 	"strconv"
@@ -14,4 +14,10 @@ func OptionList() []format.Option {
 		{Key: OptRungs, Default: strconv.Itoa(b2t.DefaultRungs), Doc: "length ladder rungs per octave, 1 to 16"},
 		{Key: OptWeights, Required: true, Doc: "bio2token checkpoint path, or generated:SEED (test weights)"},
 	}
+}
+
+// Spec registers bio2token-v2 (format.Spec): the registry's one line for
+// this format.
+func Spec() format.Spec {
+	return format.Spec{Name: Name, Input: format.FromStructure, Options: OptionList, New: NewFromOptions}
 }

@@ -1,4 +1,4 @@
-package bio2token_test
+package bio2tokenv2_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2token"
+	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"

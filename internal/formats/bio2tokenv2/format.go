@@ -1,4 +1,4 @@
-// Package bio2token is the bio2token-v2 document format
+// Package bio2tokenv2 is the bio2token-v2 document format
 // (../shared/formats/bio2token-v2.md): a structure's atoms, tokenized by the
 // bio2token encoder, as shuffled <pN> <ATOM> <btC> triples after the
 // residue sequence.
@@ -10,7 +10,7 @@
 // opens bio2token/neural's, on the CPU backend), so that the CLI and the
 // local runner produce the same documents end to end. The package itself
 // links no encoder: the Cloud Functions build it without one.
-package bio2token
+package bio2tokenv2
 
 import (
 	"fmt"
