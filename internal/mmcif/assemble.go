@@ -345,6 +345,15 @@ func (b *builder) nameSubchains(c *structure.Chain, res []int32) {
 	if !empty {
 		return
 	}
+	assignSubchains(c, func(k int) bool { return b.res[res[k]].hasSeq }, b.in)
+}
+
+// assignSubchains is gemmi's assign_subchains on one chain, for both
+// readers: every residue's subchain becomes the chain name and its entity
+// type's suffix ("poly"; the seq id, number or '?' then the insertion
+// code, for non-polymers; "wat"; nothing for the rest). hasSeq(k) says
+// whether residue k has a number; in interns the name.
+func assignSubchains(c *structure.Chain, hasSeq func(k int) bool, in func([]byte) string) {
 	var buf []byte
 	for k := range c.Residues {
 		r := &c.Residues[k]
@@ -353,7 +362,7 @@ func (b *builder) nameSubchains(c *structure.Chain, res []int32) {
 		case structure.EntityPolymer:
 			buf = append(buf, "poly"...)
 		case structure.EntityNonPolymer:
-			if b.res[res[k]].hasSeq {
+			if hasSeq(k) {
 				buf = strconv.AppendInt(buf, int64(r.AuthSeq), 10)
 			} else {
 				buf = append(buf, '?')
@@ -364,6 +373,6 @@ func (b *builder) nameSubchains(c *structure.Chain, res []int32) {
 		case structure.EntityWater:
 			buf = append(buf, "wat"...)
 		}
-		r.Subchain = b.in(buf)
+		r.Subchain = in(buf)
 	}
 }

@@ -2,7 +2,6 @@ package mmcif
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
@@ -109,27 +108,7 @@ func (p *pdbReader) setupEntities(c *structure.Chain, idx []int32) {
 	if !typed {
 		p.addEntityTypes(c, idx)
 	}
-	var buf []byte
-	for k := range c.Residues {
-		r := &c.Residues[k]
-		buf = append(buf[:0], c.Name...)
-		switch r.Entity {
-		case structure.EntityPolymer:
-			buf = append(buf, "poly"...)
-		case structure.EntityNonPolymer:
-			if p.res[idx[k]].hasSeq {
-				buf = strconv.AppendInt(buf, int64(r.AuthSeq), 10)
-			} else {
-				buf = append(buf, '?')
-			}
-			if r.ICode != 0 {
-				buf = append(buf, r.ICode)
-			}
-		case structure.EntityWater:
-			buf = append(buf, "wat"...)
-		}
-		r.Subchain = p.in(buf)
-	}
+	assignSubchains(c, func(k int) bool { return p.res[idx[k]].hasSeq }, p.in)
 }
 
 // polymerType is gemmi's PolymerType as check_polymer_type returns it.

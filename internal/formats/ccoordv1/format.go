@@ -15,10 +15,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
-	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
 )
 
 // Name is the format's registry name.
@@ -58,11 +56,8 @@ func OptionList() []format.Option {
 // library folder (required). Errors wrap derrors.ErrPermanent.
 func Configure(opts map[string]string) (Config, string, error) {
 	cfg, rot := DefaultConfig(), ""
-	if err := coordfront.Apply(Name, knobs(&cfg, &rot), opts); err != nil {
+	if err := coordfront.Configure(Name, knobs(&cfg, &rot), opts, cfg.Validate); err != nil {
 		return cfg, "", err
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, "", derrors.Permanent(fmt.Errorf("%s: %w", Name, err))
 	}
 	return cfg, rot, nil
 }
@@ -70,11 +65,8 @@ func Configure(opts map[string]string) (Config, string, error) {
 // New returns the format with cfg and an analyzer. Byte identity needs the
 // C library's log, sin and cos (pyrandom.ExactLibm): without cgo New fails.
 func New(cfg Config, analyze coordfront.Analyzer) (*Format, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, derrors.Permanent(fmt.Errorf("%s: %w", Name, err))
-	}
-	if !pyrandom.ExactLibm {
-		return nil, fmt.Errorf("%s: built without cgo, so gauss() cannot match CPython's glibc log/sin/cos bit for bit; build with CGO_ENABLED=1", Name)
+	if err := coordfront.CheckNew(Name, cfg.Validate()); err != nil {
+		return nil, err
 	}
 	return &Format{cfg: cfg, Analyze: analyze}, nil
 }
@@ -135,7 +127,7 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 
 // Values is the metadata row aligned with Format.Columns.
 func (d *Document) Values() []any {
-	v := []any{d.EntryID, int64(d.SeqLen), floatOrNil(d.GlobalPLDDT), int64(d.StartIndex), int64(d.NTermIndex),
+	v := []any{d.EntryID, int64(d.SeqLen), coordfront.FloatOrNil(d.GlobalPLDDT), int64(d.StartIndex), int64(d.NTermIndex),
 		int64(d.CTermIndex), int64(d.MinSeqSeparation), int64(d.NumContactsEligible), int64(d.ContactsEmitted),
 		int64(d.NumEligibleAtoms), int64(d.NumEvents), int64(d.NumDistinctAtomsMentioned), int64(d.MaxDepth)}
 	for _, n := range d.DepthCounts {

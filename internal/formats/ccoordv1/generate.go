@@ -279,7 +279,7 @@ var coordScale, maxCoord = func() ([5]float64, [5]float64) {
 // token count and the sha1: the golden files' metadata object.
 func (d *Document) Metadata() map[string]any {
 	m := map[string]any{
-		"seq_len": d.SeqLen, "global_plddt": floatOrNil(d.GlobalPLDDT), "start_index": d.StartIndex,
+		"seq_len": d.SeqLen, "global_plddt": coordfront.FloatOrNil(d.GlobalPLDDT), "start_index": d.StartIndex,
 		"n_term_index": d.NTermIndex, "c_term_index": d.CTermIndex, "min_seq_separation": d.MinSeqSeparation,
 		"num_contacts_eligible": d.NumContactsEligible, "contacts_emitted": d.ContactsEmitted,
 		"num_eligible_atoms": d.NumEligibleAtoms, "num_events": d.NumEvents,
@@ -291,11 +291,4 @@ func (d *Document) Metadata() map[string]any {
 		m["depth"+strconv.Itoa(k+1)+"_count"] = n
 	}
 	return m
-}
-
-func floatOrNil(p *float64) any {
-	if p == nil || math.IsNaN(*p) {
-		return nil
-	}
-	return *p
 }

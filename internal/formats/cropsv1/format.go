@@ -13,13 +13,10 @@ package cropsv1
 
 import (
 	"fmt"
-	"math"
 	"sync"
 
-	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
-	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
 )
 
 // Name is the format's registry name.
@@ -61,11 +58,8 @@ func OptionList() []format.Option {
 // library folder (required). Errors wrap derrors.ErrPermanent.
 func Configure(opts map[string]string) (Config, string, error) {
 	cfg, rot := DefaultConfig(), ""
-	if err := coordfront.Apply(Name, knobs(&cfg, &rot), opts); err != nil {
+	if err := coordfront.Configure(Name, knobs(&cfg, &rot), opts, cfg.Validate); err != nil {
 		return cfg, "", err
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, "", derrors.Permanent(fmt.Errorf("%s: %w", Name, err))
 	}
 	return cfg, rot, nil
 }
@@ -73,11 +67,8 @@ func Configure(opts map[string]string) (Config, string, error) {
 // New returns the format with cfg and an analyzer. Byte identity needs the
 // C library's log, sin and cos (pyrandom.ExactLibm): without cgo New fails.
 func New(cfg Config, analyze coordfront.Analyzer) (*Format, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, derrors.Permanent(fmt.Errorf("%s: %w", Name, err))
-	}
-	if !pyrandom.ExactLibm {
-		return nil, fmt.Errorf("%s: built without cgo, so gauss() cannot match CPython's glibc log/sin/cos bit for bit; build with CGO_ENABLED=1", Name)
+	if err := coordfront.CheckNew(Name, cfg.Validate()); err != nil {
+		return nil, err
 	}
 	return &Format{cfg: cfg, Analyze: analyze}, nil
 }
@@ -136,11 +127,7 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 
 // Values is the metadata row aligned with Format.Columns.
 func (d *Document) Values() []any {
-	var plddt any
-	if d.GlobalPLDDT != nil && !math.IsNaN(*d.GlobalPLDDT) {
-		plddt = *d.GlobalPLDDT
-	}
-	return []any{d.EntryID, int64(d.SeqLen), plddt, int64(d.StartIndex), int64(d.NTermIndex),
+	return []any{d.EntryID, int64(d.SeqLen), coordfront.FloatOrNil(d.GlobalPLDDT), int64(d.StartIndex), int64(d.NTermIndex),
 		int64(d.CTermIndex), int64(d.MinSeqSeparation), int64(d.NumContactsEligible), int64(d.ContactsEmitted),
 		int64(d.NumEligibleAtoms), int64(d.NumPass1Mentions), int64(d.NumCrops), int64(d.NumEmptyCrops),
 		int64(d.NumDistinctCropBoxes), int64(d.CropAtomsEmitted), int64(d.MaxBoxVisits),
