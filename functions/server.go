@@ -32,9 +32,10 @@ type Deps struct {
 	// Tokenize, when set, receives the tokenize requests of neural-format
 	// shards (staged for the accelerator job); nil runs them inline.
 	Tokenize TokenizePublisher
-	// NewFormat resolves formats (registry.New when nil, which runs no
-	// bio2token encoder: the deployed functions hand neural shards to the
-	// tokenize job). Tests that run bio2token-v2 inline set inline.New.
+	// NewFormat resolves formats (when nil, registry.NewIn over Store:
+	// rotlib=gs://... is read through Store, once per instance; it runs
+	// no bio2token encoder: the deployed functions hand neural shards to
+	// the tokenize job). Tests that run bio2token-v2 inline set inline.New.
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	Log       *slog.Logger
 	Now       func() time.Time // time.Now when nil

@@ -38,7 +38,9 @@ type Deps struct {
 	Store     blob.Store
 	Ledger    ledger.Ledger
 	Publisher queue.Publisher
-	// NewFormat resolves the format (registry.New when nil).
+	// NewFormat resolves the format (when nil, registry.NewIn with Store:
+	// an option naming an input by URI, rotlib=gs://..., is read through
+	// Store, so a missing or malformed one refuses the run here).
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 }
 
@@ -152,7 +154,9 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	defer derrors.Wrap(&err, "planner.Prepare(%s)", spec.Manifest)
 	newFormat := deps.NewFormat
 	if newFormat == nil {
-		newFormat = registry.New
+		newFormat = func(name string, opts map[string]string) (format.Format, error) {
+			return registry.NewIn(ctx, format.Env{Store: deps.Store}, name, opts)
+		}
 	}
 	if spec.Prefix == "" {
 		spec.Prefix = "part"

@@ -60,7 +60,9 @@ type Deps struct {
 	// uses any more. It is called from several goroutines at once, each
 	// with its own st.
 	Parse func(st *structure.Structure, data []byte) error
-	// NewFormat resolves the format (registry.New when nil).
+	// NewFormat resolves the format (when nil, registry.NewIn with Store:
+	// an option naming an input by URI, rotlib=gs://..., is read through
+	// Store, once per process where the format shares it).
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	// FetchConcurrency bounds fetches in flight (DefaultFetchConcurrency when 0).
 	FetchConcurrency int
@@ -237,7 +239,9 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	}
 	newFormat := deps.NewFormat
 	if newFormat == nil {
-		newFormat = registry.New
+		newFormat = func(name string, opts map[string]string) (format.Format, error) {
+			return registry.NewIn(ctx, format.Env{Store: deps.Store}, name, opts)
+		}
 	}
 	f, err := newFormat(msg.Format, msg.Options)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
@@ -130,7 +129,7 @@ func runSmoke(ctx context.Context, args []string) error {
 	spec.MaxRows = 0
 	var res shardfn.Result
 	_, err = localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1, FetchConcurrency: rf.fetchConc, Parse: mmcif.ReadInto,
-		Store: store, NewFormat: inline.New, OnShard: func(r shardfn.Result, _ error) { res = r }})
+		Store: store, OnShard: func(r shardfn.Result, _ error) { res = r }})
 	if err != nil {
 		return err
 	}

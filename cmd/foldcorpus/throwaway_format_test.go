@@ -27,7 +27,7 @@ var throwawaySpec = format.Spec{
 	Options: func() []format.Option {
 		return []format.Option{{Key: "prefix", Default: "residues=", Doc: "text before the count"}}
 	},
-	New: func(opts map[string]string) (format.Format, error) {
+	New: format.OptionsOnly(func(opts map[string]string) (format.Format, error) {
 		for k := range opts {
 			if k != "prefix" {
 				return nil, fmt.Errorf("throwaway-test-v0: unknown option %q", k)
@@ -38,7 +38,7 @@ var throwawaySpec = format.Spec{
 			p = "residues="
 		}
 		return throwaway{prefix: p}, nil
-	},
+	}),
 }
 
 func (throwaway) Name() string                   { return throwawaySpec.Name }

@@ -93,3 +93,18 @@ func SharedFrom(ctx context.Context, store blob.Store, uri string) (*Library, er
 	s.done, s.lib, s.err = true, lib, err
 	return lib, err
 }
+
+// SharedAt is the library a run option names (rotlib=): a local folder,
+// loaded once per process (Shared), or a URI (gs://BUCKET/PREFIX,
+// file://DIR) read through store, once per process (SharedFrom). A URI
+// with a nil store is a permanent error saying so: the caller has no way
+// to read it.
+func SharedAt(ctx context.Context, store blob.Store, rotlib string) (*Library, error) {
+	if !strings.Contains(rotlib, "://") {
+		return Shared(rotlib)
+	}
+	if store == nil {
+		return nil, derrors.Permanent(fmt.Errorf("%w: %s is a URI, and no store was given to read it", ErrLibrary, rotlib))
+	}
+	return SharedFrom(ctx, store, rotlib)
+}

@@ -3,7 +3,9 @@
 // into one output row: a document with its metadata columns, a designed-in
 // filter outcome, or an error.
 //
-// Formats are pure domain code: no I/O, no cloud imports, deterministic.
+// Formats are pure domain code: no cloud imports, deterministic; their only
+// I/O is a constructor's read of the large inputs its options name (a
+// rotamer library, weights), through the blob.Store it is given (Env).
 package format
 
 import (

@@ -1,9 +1,35 @@
 package format
 
 import (
+	"context"
 	"errors"
 	"fmt"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 )
+
+// Env is what a format constructor may read besides its options: the
+// process's store, through which an option naming a large input by URI
+// (rotlib=gs://BUCKET/PREFIX, a checkpoint) is read. The zero Env has no
+// store: such options then accept local paths only.
+type Env struct {
+	// Store is the store of the run (the planner's, the shard worker's,
+	// the CLI's): local paths, file:// and gs:// URIs as it serves them.
+	Store blob.Store
+}
+
+// NewFunc is a Spec's constructor: it builds the format from the run's
+// options (string knobs; an absent knob takes its default), reading any
+// large input the options name through env.Store within ctx.
+type NewFunc func(ctx context.Context, env Env, opts map[string]string) (Format, error)
+
+// OptionsOnly is the NewFunc of a format built from its options alone
+// (no input read through a store).
+func OptionsOnly(newFormat func(opts map[string]string) (Format, error)) NewFunc {
+	return func(_ context.Context, _ Env, opts map[string]string) (Format, error) {
+		return newFormat(opts)
+	}
+}
 
 // Spec is everything the format registry knows of one format, in one
 // value: its name, what it reads, its options with their docs and
@@ -22,8 +48,9 @@ type Spec struct {
 	Options func() []Option
 	// New builds the format from the run's options (string knobs; an
 	// absent knob takes its default). It may load large inputs (weights,
-	// a rotamer library) and returns an error naming the bad option.
-	New func(opts map[string]string) (Format, error)
+	// a rotamer library), through env.Store when an option names them by
+	// URI, and returns an error naming the bad option or input.
+	New NewFunc
 }
 
 // Validate reports a Spec the registry cannot hold: no name, no

@@ -42,8 +42,9 @@ type Config struct {
 	// Parse reads mmCIF into a reused structure (required for structure
 	// formats; mmcif.ReadInto, see shardfn.Deps.Parse).
 	Parse func(st *structure.Structure, data []byte) error
-	// NewFormat resolves formats (inline.New when nil: bio2token-v2
-	// runs its encoder in this process).
+	// NewFormat resolves formats (when nil, inline.NewIn with Store:
+	// bio2token-v2 runs its encoder in this process, and an option naming
+	// an input by URI, rotlib=gs://..., is read through Store).
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	// Store serves manifests and objects (localblob.Store when nil).
 	Store blob.Store
@@ -97,9 +98,6 @@ var ErrIncomplete = errors.New("run incomplete")
 func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	defer derrors.Wrap(&err, "localrun.Run")
 	start := time.Now()
-	if cfg.NewFormat == nil {
-		cfg.NewFormat = inline.New
-	}
 	if cfg.Spec, err = Normalize(cfg.Spec); err != nil {
 		return nil, err
 	}
@@ -119,6 +117,11 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	store := cfg.Store
 	if store == nil {
 		store = localblob.Store{}
+	}
+	if cfg.NewFormat == nil {
+		cfg.NewFormat = func(name string, opts map[string]string) (format.Format, error) {
+			return inline.NewIn(ctx, format.Env{Store: store}, name, opts)
+		}
 	}
 	// Everything that can refuse the run comes before anything is
 	// written: planning is read-only, and the output folder and the ledger

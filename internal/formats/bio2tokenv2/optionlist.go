@@ -19,5 +19,5 @@ func OptionList() []format.Option {
 // Spec registers bio2token-v2 (format.Spec): the registry's one line for
 // this format.
 func Spec() format.Spec {
-	return format.Spec{Name: Name, Input: format.FromStructure, Options: OptionList, New: NewFromOptions}
+	return format.Spec{Name: Name, Input: format.FromStructure, Options: OptionList, New: format.OptionsOnly(NewFromOptions)}
 }

@@ -11,6 +11,7 @@
 package ccoordv1
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"sync"
@@ -138,15 +139,16 @@ func (d *Document) Values() []any {
 }
 
 // NewFromOptions builds the format from run options (the registry's
-// constructor): rotlib (required) names ConFind's rotamer library folder,
-// loaded once per process and shared; every other option takes the
+// constructor): rotlib (required) names ConFind's rotamer library, a
+// folder or a URI (gs://BUCKET/PREFIX) read through env.Store, loaded once
+// per process and shared; every other option takes the
 // reference's default when absent (OptionList).
-func NewFromOptions(opts map[string]string) (format.Format, error) {
+func NewFromOptions(ctx context.Context, env format.Env, opts map[string]string) (format.Format, error) {
 	cfg, rotlib, err := Configure(opts)
 	if err != nil {
 		return nil, err
 	}
-	an, err := coordfront.ConFind(rotlib)
+	an, err := coordfront.ConFind(ctx, env.Store, rotlib)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}

@@ -1,8 +1,10 @@
 package coordfront
 
 import (
+	"context"
 	"errors"
 
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/confind"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -10,12 +12,12 @@ import (
 
 // ConFind returns the analyzer that computes each structure's contact
 // degrees with ConFind (MarinFold's analyze_structure: native-only, its
-// contacts-v1 settings) and the rotamer library in the folder rotlib,
-// loaded once per process and shared by every format and shard
-// (confind.Shared). A bad or missing library is an error here, before any
-// structure is analyzed.
-func ConFind(rotlib string) (Analyzer, error) {
-	lib, err := confind.Shared(rotlib)
+// contacts-v1 settings) and the rotamer library rotlib (a folder, or a
+// URI such as gs://BUCKET/PREFIX read through store), loaded once per
+// process and shared by every format and shard (confind.SharedAt). A bad
+// or missing library is an error here, before any structure is analyzed.
+func ConFind(ctx context.Context, store blob.Store, rotlib string) (Analyzer, error) {
+	lib, err := confind.SharedAt(ctx, store, rotlib)
 	if err != nil {
 		return nil, err
 	}

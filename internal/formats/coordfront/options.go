@@ -66,7 +66,7 @@ func sameFloat(def float64) func(string) bool {
 // (required) is stored in *rotlib.
 func CommonKnobs(c *Config, rotlib *string) []Knob {
 	return []Knob{
-		{format.Option{Key: KeyRotlib, Required: true, Doc: "ConFind rotamer library folder (EBL.out, BEBL.out)"},
+		{format.Option{Key: KeyRotlib, Required: true, Doc: "ConFind rotamer library folder or gs://BUCKET/PREFIX (EBL.out, BEBL.out)"},
 			func(v string) error {
 				if v == "" {
 					return fmt.Errorf("must name a folder")

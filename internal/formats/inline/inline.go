@@ -6,6 +6,8 @@
 package inline
 
 import (
+	"context"
+
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
@@ -15,10 +17,16 @@ import (
 // New returns the named format configured by opts (registry.New), with
 // bio2token-v2's encoder opened by OpenEncoder.
 func New(name string, opts map[string]string) (format.Format, error) {
+	return NewIn(context.Background(), format.Env{}, name, opts)
+}
+
+// NewIn is New with the inputs the options name by URI read through
+// env.Store (registry.NewIn).
+func NewIn(ctx context.Context, env format.Env, name string, opts map[string]string) (format.Format, error) {
 	if name == fb2t.Name {
 		return fb2t.Constructor(OpenEncoder)(opts)
 	}
-	return registry.New(name, opts)
+	return registry.NewIn(ctx, env, name, opts)
 }
 
 // OpenEncoder loads o's weights (a checkpoint file or generated:SEED) and

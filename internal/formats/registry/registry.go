@@ -6,6 +6,7 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
@@ -93,13 +94,20 @@ func lookup(name string) (format.Spec, error) {
 	return s, nil
 }
 
-// New returns the named format configured by opts.
+// New returns the named format configured by opts, with no store: the
+// options name local paths only (NewIn).
 func New(name string, opts map[string]string) (format.Format, error) {
+	return NewIn(context.Background(), format.Env{}, name, opts)
+}
+
+// NewIn returns the named format configured by opts; the inputs the
+// options name by URI (rotlib=gs://...) are read through env.Store.
+func NewIn(ctx context.Context, env format.Env, name string, opts map[string]string) (format.Format, error) {
 	s, err := lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	return s.New(opts)
+	return s.New(ctx, env, opts)
 }
 
 // Names lists the known formats, sorted.

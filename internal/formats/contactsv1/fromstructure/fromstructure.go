@@ -35,7 +35,7 @@ const (
 
 // Option names.
 const (
-	OptRotlib = "rotlib" // folder holding EBL.out and BEBL.out
+	OptRotlib = "rotlib" // folder (or gs://BUCKET/PREFIX) holding EBL.out and BEBL.out
 	OptRecord = "record" // "true": write the analysis records, not documents
 )
 
@@ -61,7 +61,7 @@ func New(opts map[string]string) (format.Format, error) {
 
 // NewFrom is New that reads a library named by a URI (rotlib=gs://BUCKET/
 // PREFIX or file://DIR: the objects EBL.out and BEBL.out) through store,
-// once per process (confind.SharedFrom); a missing or malformed library
+// once per process (confind.SharedAt); a missing or malformed library
 // fails here, at planning, naming the object and the line. With a nil
 // store only local folders are accepted, as New.
 func NewFrom(ctx context.Context, store blob.Store, opts map[string]string) (format.Format, error) {
@@ -76,9 +76,6 @@ func NewFrom(ctx context.Context, store blob.Store, opts map[string]string) (for
 			return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s needs %s=DIR (records are computed from structures)", contactsv1.Name, OptRecord, rest[OptRecord], OptRotlib))
 		}
 		return contactsv1.New(rest)
-	}
-	if strings.Contains(dir, "://") && store == nil {
-		return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s: only a local folder is supported yet (a gs:// library is not implemented)", contactsv1.Name, OptRotlib, dir))
 	}
 	rest := maps.Clone(opts)
 	delete(rest, OptRotlib)
@@ -97,12 +94,7 @@ func NewFrom(ctx context.Context, store blob.Store, opts map[string]string) (for
 	if err != nil {
 		return nil, err
 	}
-	var lib *confind.Library
-	if strings.Contains(dir, "://") {
-		lib, err = confind.SharedFrom(ctx, store, dir)
-	} else {
-		lib, err = confind.Shared(dir)
-	}
+	lib, err := confind.SharedAt(ctx, store, dir)
 	if err != nil {
 		if !errors.Is(err, derrors.ErrPermanent) {
 			return nil, fmt.Errorf("%s option %s=%s: %w", contactsv1.Name, OptRotlib, dir, err)
@@ -116,7 +108,7 @@ func NewFrom(ctx context.Context, store blob.Store, opts map[string]string) (for
 // and record, sorted by key.
 func OptionList() []format.Option {
 	opts := append(contactsv1.OptionList(),
-		format.Option{Key: OptRotlib, Default: "", Doc: "rotamer library folder (EBL.out, BEBL.out): compute the degrees from mmCIF rows; empty: read analysis records"},
+		format.Option{Key: OptRotlib, Default: "", Doc: "rotamer library folder or gs://BUCKET/PREFIX (EBL.out, BEBL.out): compute the degrees from mmCIF rows; empty: read analysis records"},
 		format.Option{Key: OptRecord, Default: "false", Doc: "with rotlib: write the analysis records (reusable) instead of documents"})
 	slices.SortFunc(opts, func(a, b format.Option) int { return strings.Compare(a.Key, b.Key) })
 	return opts
@@ -221,5 +213,10 @@ func RecordValues(a *contactsv1.Analysis) []any {
 // Spec registers contacts-v1 (format.Spec): it reads analysis records by
 // default (contactsv1.New) and structures with rotlib=.
 func Spec() format.Spec {
-	return format.Spec{Name: contactsv1.Name, Input: format.FromRecord, Options: OptionList, New: New}
+	return format.Spec{Name: contactsv1.Name, Input: format.FromRecord, Options: OptionList, New: newIn}
+}
+
+// newIn is the registry's constructor: NewFrom with the run's store.
+func newIn(ctx context.Context, env format.Env, opts map[string]string) (format.Format, error) {
+	return NewFrom(ctx, env.Store, opts)
 }

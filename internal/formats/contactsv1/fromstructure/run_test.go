@@ -245,7 +245,7 @@ func TestOptions(t *testing.T) {
 		opts map[string]string
 		want string
 	}{
-		{map[string]string{"rotlib": "gs://bucket/lib"}, "gs:// library is not implemented"},
+		{map[string]string{"rotlib": "gs://bucket/lib"}, "gs://bucket/lib is a URI, and no store was given to read it"},
 		{map[string]string{"record": "true"}, "record=true needs rotlib=DIR"},
 		{map[string]string{"rotlib": lib, "record": "yes"}, "want true or false"},
 		{map[string]string{"rotlib": lib, "think": "maybe"}, "think"},
