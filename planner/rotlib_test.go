@@ -4,33 +4,45 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/blobmux"
 	"github.com/foldcorpus/foldcorpus/internal/confind"
-	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localqueue"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 	"github.com/foldcorpus/foldcorpus/planner"
 )
 
 // TestPlanRefusesBadRotlib: contacts-v1 with rotlib=URI of a malformed
 // library (file:// and gs:// on fake-gcs-server) is refused by Plan,
-// naming the object and the line, before any shard is published.
+// naming the object and the line, before any shard is published. The
+// planner resolves the format itself (no Deps.NewFormat): the library is
+// read through the planner's own store (Deps.Store), which routes gs://
+// to the fake GCS as the deployed planner's does; the good library there
+// plans the run.
 func TestPlanRefusesBadRotlib(t *testing.T) {
-	ebl, err := os.ReadFile("../../shared/corpus/golden/confind-mini-rotlib/EBL.out")
+	lib := filepath.Join(testcorpus.Dir(t), "golden", "confind-mini-rotlib")
+	ebl, err := os.ReadFile(filepath.Join(lib, "EBL.out"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	objects := map[string][]byte{"badlib/EBL.out": ebl, "badlib/BEBL.out": []byte("PHIBIN 10\nPSIBIN 10\nBIN 10 10\n")}
+	bebl, err := os.ReadFile(filepath.Join(lib, "BEBL.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects := map[string][]byte{"badlib/EBL.out": ebl, "badlib/BEBL.out": []byte("PHIBIN 10\nPSIBIN 10\nBIN 10 10\n"),
+		"lib/EBL.out": ebl, "lib/BEBL.out": bebl}
 	stores := map[string]func(t *testing.T) (blob.Store, string){
 		"file": func(t *testing.T) (blob.Store, string) {
 			h := harness.Local(t, objects, "file://")
-			return h.Store, strings.TrimSuffix(h.URI("badlib/EBL.out"), "/EBL.out")
+			return nil, strings.TrimSuffix(h.URI("badlib/EBL.out"), "/EBL.out")
 		},
 		"gcs": func(t *testing.T) (blob.Store, string) {
 			h, _ := harness.FakeGCS(t, objects, gcs.Options{})
@@ -40,18 +52,19 @@ func TestPlanRefusesBadRotlib(t *testing.T) {
 	for name, mk := range stores {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			libStore, uri := mk(t)
+			gcsStore, uri := mk(t)
 			led, spec := manifestAndLedger(t, 3)
 			spec.Format = "contacts-v1"
 			spec.Options = map[string]string{fromstructure.OptRotlib: uri}
 			q := localqueue.New()
-			deps := planner.Deps{Store: localblob.Store{}, Ledger: led, Publisher: q,
-				NewFormat: func(_ string, opts map[string]string) (format.Format, error) {
-					return fromstructure.NewFrom(ctx, libStore, opts)
-				}}
+			deps := planner.Deps{Store: blobmux.Store{Local: localblob.Store{}, GCS: gcsStore}, Ledger: led, Publisher: q}
 			_, err := planner.Plan(ctx, deps, spec)
 			if !errors.Is(err, confind.ErrLibrary) || !strings.Contains(err.Error(), uri+"/BEBL.out:3") || q.Len() != 0 {
 				t.Fatalf("Plan with a bad library = %v, %d published; want an ErrLibrary naming %s/BEBL.out:3 and nothing published", err, q.Len(), uri)
+			}
+			spec.Options[fromstructure.OptRotlib] = strings.TrimSuffix(uri, "badlib") + "lib"
+			if _, err := planner.Plan(ctx, deps, spec); err != nil || q.Len() != 3 {
+				t.Fatalf("Plan with the good library %s = %v, %d published; want 3 shards", spec.Options[fromstructure.OptRotlib], err, q.Len())
 			}
 		})
 	}
