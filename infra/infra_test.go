@@ -237,6 +237,15 @@ func TestLeastPrivilegeNothingPublic(t *testing.T) {
 	}
 }
 
+// rotlibPeakMiB bounds the peak resident memory of loading a
+// production-size rotamer library (EBL.out + BEBL.out, 112 MB of text from
+// ../shared/tools/synth_rotlib.py) through a store, as the functions do:
+// the whole objects, then the parse. Measured (peak RSS of `foldcorpus
+// doc --opt rotlib=file://DIR`, README): 370-380 MiB, against 210 MiB
+// parsing the files from a folder; the objects' bytes (107 MB) are live
+// during the parse.
+const rotlibPeakMiB = 400
+
 func TestFunctionsMatchConfig(t *testing.T) {
 	m := loadTF(t)
 	reads, consts := goEnvNames(t, "../functions")
@@ -283,8 +292,15 @@ func TestFunctionsMatchConfig(t *testing.T) {
 			t.Errorf("function %s: max_instance_count is not a variable", name)
 		}
 		memMiB := mib(t, m.eval(t, sc.Attributes["available_memory"].Expr).AsString())
-		if entry == "ShardFn" && memMiB*(1<<20) < 2*maxObj {
-			t.Errorf("function %s: %d MiB cannot hold a largest object (%d bytes) and its parse", name, memMiB, maxObj)
+		// ShardFn holds a largest object and its parse besides a loaded
+		// rotamer library (contacts-v1 and the coordinate formats with
+		// rotlib=, parsed once per instance); the Planner loads the library
+		// too, to refuse a bad one before publishing.
+		if entry == "ShardFn" && memMiB*(1<<20) < 2*maxObj+rotlibPeakMiB<<20 {
+			t.Errorf("function %s: %d MiB cannot hold a largest object (%d bytes), its parse and a production-size rotamer library (%d MiB)", name, memMiB, maxObj, rotlibPeakMiB)
+		}
+		if entry == "Planner" && memMiB < 2*rotlibPeakMiB {
+			t.Errorf("function %s: %d MiB, want at least twice a production-size rotamer library's peak (%d MiB) for loading it at planning", name, memMiB, rotlibPeakMiB)
 		}
 		env := m.eval(t, sc.Attributes["environment_variables"].Expr)
 		if !env.CanIterateElements() {
