@@ -22,7 +22,8 @@ import (
 
 // TestPlanRefusesBadRotlib: contacts-v1 with rotlib=URI of a malformed
 // library (file:// and gs:// on fake-gcs-server) is refused by Plan,
-// naming the object and the line, before any shard is published. The
+// naming the object and the line, before any shard is published (and so
+// are the two coordinate formats, which load it through coordfront). The
 // planner resolves the format itself (no Deps.NewFormat): the library is
 // read through the planner's own store (Deps.Store), which routes gs://
 // to the fake GCS as the deployed planner's does; the good library there
@@ -51,20 +52,26 @@ func TestPlanRefusesBadRotlib(t *testing.T) {
 	}
 	for name, mk := range stores {
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
 			gcsStore, uri := mk(t)
-			led, spec := manifestAndLedger(t, 3)
-			spec.Format = "contacts-v1"
-			spec.Options = map[string]string{fromstructure.OptRotlib: uri}
-			q := localqueue.New()
-			deps := planner.Deps{Store: blobmux.Store{Local: localblob.Store{}, GCS: gcsStore}, Ledger: led, Publisher: q}
-			_, err := planner.Plan(ctx, deps, spec)
-			if !errors.Is(err, confind.ErrLibrary) || !strings.Contains(err.Error(), uri+"/BEBL.out:3") || q.Len() != 0 {
-				t.Fatalf("Plan with a bad library = %v, %d published; want an ErrLibrary naming %s/BEBL.out:3 and nothing published", err, q.Len(), uri)
-			}
-			spec.Options[fromstructure.OptRotlib] = strings.TrimSuffix(uri, "badlib") + "lib"
-			if _, err := planner.Plan(ctx, deps, spec); err != nil || q.Len() != 3 {
-				t.Fatalf("Plan with the good library %s = %v, %d published; want 3 shards", spec.Options[fromstructure.OptRotlib], err, q.Len())
+			// contacts-v1 and the two coordinate formats (coordfront) load
+			// the library the same way.
+			for _, f := range []string{"contacts-v1", "contacts-and-coordinates-v1", "contacts-and-crops-v1"} {
+				t.Run(f, func(t *testing.T) {
+					ctx := context.Background()
+					led, spec := manifestAndLedger(t, 3)
+					spec.Format = f
+					spec.Options = map[string]string{fromstructure.OptRotlib: uri}
+					q := localqueue.New()
+					deps := planner.Deps{Store: blobmux.Store{Local: localblob.Store{}, GCS: gcsStore}, Ledger: led, Publisher: q}
+					_, err := planner.Plan(ctx, deps, spec)
+					if !errors.Is(err, confind.ErrLibrary) || !strings.Contains(err.Error(), uri+"/BEBL.out:3") || q.Len() != 0 {
+						t.Fatalf("Plan with a bad library = %v, %d published; want an ErrLibrary naming %s/BEBL.out:3 and nothing published", err, q.Len(), uri)
+					}
+					spec.Options[fromstructure.OptRotlib] = strings.TrimSuffix(uri, "badlib") + "lib"
+					if _, err := planner.Plan(ctx, deps, spec); err != nil || q.Len() != 3 {
+						t.Fatalf("Plan with the good library %s = %v, %d published; want 3 shards", spec.Options[fromstructure.OptRotlib], err, q.Len())
+					}
+				})
 			}
 		})
 	}
