@@ -129,7 +129,7 @@ variable "go_runtime" {
 }
 
 variable "shard_memory_mib" {
-  description = "Memory of the shard function (MiB): twice a largest object (max_object_bytes) plus a loaded rotamer library for ConFind formats (~380 MiB peak). GOMEMLIMIT is set to 90% of it."
+  description = "Memory of the shard function (MiB): twice a largest object (max_object_bytes) plus a loaded rotamer library for ConFind formats (~210 MiB peak). GOMEMLIMIT is set to 90% of it."
   type        = number
   default     = 2048
 }

@@ -1,10 +1,12 @@
 package confind
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -20,37 +22,74 @@ func LibraryURIs(uri string) (ebl, bebl string) {
 	return base + "/EBL.out", base + "/BEBL.out"
 }
 
-// LoadLibraryFrom reads the library at uri (LibraryURIs) through store,
-// whole objects to EOF. A missing object or a malformed line is an error
-// wrapping ErrLibrary and derrors.ErrPermanent naming the object (and the
-// line); a transient store error stays transient (derrors.ErrTransient),
-// so the caller may retry.
+// LoadLibraryFrom reads the library at uri (LibraryURIs) through store.
+// Each object is parsed as it is read, through its random-access view
+// (Store.Open, 8 MiB reads), so that its text is never held whole beside
+// the parsed library (a production-size EBL.out is ~107 MB); an object
+// the store cannot open so (a gzip-encoded GCS object) is read whole to
+// EOF instead. A missing object or a malformed line is an error wrapping
+// ErrLibrary and derrors.ErrPermanent naming the object (and the line); a
+// transient store error, at the open or in the middle of a read, stays
+// transient (derrors.ErrTransient), so the caller may retry.
 func LoadLibraryFrom(ctx context.Context, store blob.Store, uri string) (*Library, error) {
 	eblURI, beblURI := LibraryURIs(uri)
-	read := func(u string) ([]byte, error) {
-		b, err := store.ReadAll(ctx, u)
-		switch {
-		case err == nil:
-			return b, nil
-		case errors.Is(err, derrors.ErrTransient) || ctx.Err() != nil:
-			return nil, fmt.Errorf("reading rotamer library %s: %w", u, err)
-		default:
-			return nil, derrors.Permanent(fmt.Errorf("%w: %s: %v", ErrLibrary, u, err))
+	ebl, err := openText(ctx, store, eblURI)
+	if err != nil {
+		return nil, err
+	}
+	defer ebl.close()
+	bebl, err := openText(ctx, store, beblURI)
+	if err != nil {
+		return nil, err
+	}
+	defer bebl.close()
+	lib, err := ReadLibrary(ebl, eblURI, bebl, beblURI)
+	for _, t := range []*text{ebl, bebl} {
+		if err != nil && t.err != nil {
+			return nil, readError(ctx, t.uri, t.err)
 		}
 	}
-	ebl, err := read(eblURI)
-	if err != nil {
-		return nil, err
-	}
-	bebl, err := read(beblURI)
-	if err != nil {
-		return nil, err
-	}
-	lib, err := ReadLibrary(bytes.NewReader(ebl), eblURI, bytes.NewReader(bebl), beblURI)
 	if lib != nil {
 		lib.Dir = uri
 	}
 	return lib, err
+}
+
+// text is one library object as a stream; it keeps the first read error
+// (other than io.EOF), which the parse reports as a malformed library.
+type text struct {
+	uri   string
+	r     io.Reader
+	close func() error
+	err   error
+}
+
+func (t *text) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF && t.err == nil {
+		t.err = err
+	}
+	return n, err
+}
+
+func openText(ctx context.Context, store blob.Store, uri string) (*text, error) {
+	if o, err := store.Open(ctx, uri); err == nil {
+		return &text{uri: uri, r: bufio.NewReaderSize(io.NewSectionReader(o, 0, o.Size()), 8<<20), close: o.Close}, nil
+	}
+	b, err := store.ReadAll(ctx, uri)
+	if err != nil {
+		return nil, readError(ctx, uri, err)
+	}
+	return &text{uri: uri, r: bytes.NewReader(b), close: func() error { return nil }}, nil
+}
+
+// readError classifies a failed read of the object uri: transient stays
+// transient (so is a cancelled ctx); anything else is a bad library.
+func readError(ctx context.Context, uri string, err error) error {
+	if errors.Is(err, derrors.ErrTransient) || ctx.Err() != nil {
+		return fmt.Errorf("reading rotamer library %s: %w", uri, err)
+	}
+	return derrors.Permanent(fmt.Errorf("%w: %s: %v", ErrLibrary, uri, err))
 }
 
 var sharedFrom struct {

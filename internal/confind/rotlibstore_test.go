@@ -74,11 +74,13 @@ func TestLoadLibraryFrom(t *testing.T) {
 	}
 }
 
-// flaky fails its first reads transiently and counts reads.
+// flaky fails its first opens and reads transiently and counts them.
 type flaky struct {
 	blob.Store
 	fail  atomic.Int32
 	reads atomic.Int32
+	// failReadAt: the next objects opened fail their range reads (cutObject).
+	failReadAt atomic.Int32
 }
 
 func (f *flaky) ReadAll(ctx context.Context, uri string) ([]byte, error) {
@@ -89,13 +91,52 @@ func (f *flaky) ReadAll(ctx context.Context, uri string) ([]byte, error) {
 	return f.Store.ReadAll(ctx, uri)
 }
 
+func (f *flaky) Open(ctx context.Context, uri string) (blob.Object, error) {
+	f.reads.Add(1)
+	if f.fail.Add(-1) >= 0 {
+		return nil, derrors.Transient(errors.New("503"))
+	}
+	o, err := f.Store.Open(ctx, uri)
+	if err != nil || f.failReadAt.Add(-1) < 0 {
+		return o, err
+	}
+	return cutObject{o}, nil
+}
+
+// cutObject fails every range read past its first bytes transiently (a
+// connection reset in the middle of an object).
+type cutObject struct{ blob.Object }
+
+func (c cutObject) ReadAt(p []byte, off int64) (int, error) {
+	if off > 0 {
+		return 0, derrors.Transient(errors.New("connection reset"))
+	}
+	return c.Object.ReadAt(p[:min(len(p), 100)], off)
+}
+
+// TestLoadLibraryFromCutRead: a transient failure in the middle of an
+// object's read is transient, not a malformed library; read again, the
+// library loads.
+func TestLoadLibraryFromCutRead(t *testing.T) {
+	f := &flaky{Store: harness.Local(t, nil, "").Store}
+	f.failReadAt.Store(1)
+	ctx := context.Background()
+	if _, err := LoadLibraryFrom(ctx, f, miniRotlib); !errors.Is(err, derrors.ErrTransient) || errors.Is(err, ErrLibrary) ||
+		!strings.Contains(err.Error(), miniRotlib+"/EBL.out") {
+		t.Fatalf("LoadLibraryFrom with a cut read = %v, want a transient error naming EBL.out", err)
+	}
+	if _, err := LoadLibraryFrom(ctx, f, miniRotlib); err != nil {
+		t.Fatalf("LoadLibraryFrom again = %v", err)
+	}
+}
+
 // TestSharedFrom: one load per process and uri; a transient failure is
 // returned as transient and not kept, a permanent one is kept.
 func TestSharedFrom(t *testing.T) {
 	h := harness.Local(t, nil, "")
 	ctx := context.Background()
 	f := &flaky{Store: h.Store}
-	f.fail.Store(1)
+	f.fail.Store(2)           // the open, and the whole read it falls back to
 	uri := miniRotlib + "/./" // a key no other test uses
 	if _, err := SharedFrom(ctx, f, uri); !errors.Is(err, derrors.ErrTransient) || errors.Is(err, ErrLibrary) {
 		t.Fatalf("first SharedFrom = %v, want a transient error", err)
