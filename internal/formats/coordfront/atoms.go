@@ -144,14 +144,19 @@ var vocabSp = func() []string {
 // order within each residue.
 type Atoms struct {
 	Res    []int32      // the residue (analysis index) of each atom
-	Name   []string     // its trimmed atom name, e.g. "CA"
-	Sp     []string     // its token with a leading space, e.g. " <CA>" (Writer.Sp)
+	Vocab  []uint8      // its name's index in the vocabulary (Name, Sp)
 	Coord  [][3]float64 // its coordinates, as read
 	Joined int          // residues that got at least one atom
 	// DuplicateKeys counts polymer residues of the structure dropped because
 	// an earlier one had the same (chain, number) key (the reference warns).
 	DuplicateKeys int
 }
+
+// Name is atom i's trimmed name, e.g. "CA".
+func (a *Atoms) Name(i int) string { return vocabList[a.Vocab[i]] }
+
+// Sp is atom i's token with a leading space, e.g. " <CA>" (Writer.Sp).
+func (a *Atoms) Sp(i int) string { return vocabSp[a.Vocab[i]] }
 
 // resKey is (chain, author number): the chain as its index in the
 // Scratch's chain list.
@@ -197,20 +202,20 @@ func JoinAtoms(st *structure.Structure, a *contactsv1.Analysis) Atoms {
 // joinAtoms is JoinAtoms into s's reused memory (s.atoms).
 func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 	out := &s.atoms
-	*out = Atoms{Res: out.Res[:0], Name: out.Name[:0], Sp: out.Sp[:0], Coord: out.Coord[:0]}
+	*out = Atoms{Res: out.Res[:0], Vocab: out.Vocab[:0], Coord: out.Coord[:0]}
 	if s.byKey == nil {
 		s.byKey = map[resKey]span{}
 	}
 	byKey := s.byKey
 	clear(byKey)
-	names, sps, coords := s.names[:0], s.sps[:0], s.coords[:0]
+	vocab, coords := s.vocab[:0], s.coords[:0]
 	s.chains = s.chains[:0]
 	if len(st.Models) > 0 {
 		for ci := range st.Models[0].Chains {
 			ch := &st.Models[0].Chains[ci]
 			key := s.chainID(chainKey(ch.Name))
 			for _, res := range ch.Polymer() {
-				from := len(names)
+				from := len(vocab)
 			atoms:
 				for k := range res.Atoms {
 					at := &res.Atoms[k]
@@ -225,30 +230,28 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 					if vi < 0 {
 						continue
 					}
-					n = vocabList[vi]
-					for _, seen := range names[from:] {
-						if seen == n {
+					for _, seen := range vocab[from:] {
+						if int(seen) == vi {
 							continue atoms
 						}
 					}
-					names = append(names, n)
-					sps = append(sps, vocabSp[vi])
+					vocab = append(vocab, uint8(vi))
 					coords = append(coords, [3]float64{at.X, at.Y, at.Z})
 				}
-				if len(names) == from {
+				if len(vocab) == from {
 					continue
 				}
 				k := resKey{key, int64(res.AuthSeq)}
 				if _, dup := byKey[k]; dup {
 					out.DuplicateKeys++
-					names, sps, coords = names[:from], sps[:from], coords[:from]
+					vocab, coords = vocab[:from], coords[:from]
 					continue
 				}
-				byKey[k] = span{from, len(names)}
+				byKey[k] = span{from, len(vocab)}
 			}
 		}
 	}
-	s.names, s.sps, s.coords = names, sps, coords
+	s.vocab, s.coords = vocab, coords
 	last, lastID := "", int32(-1)
 	for r := range a.ResName {
 		if c := a.ResChain[r]; c != last || lastID < 0 {
@@ -259,12 +262,11 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 			continue
 		}
 		out.Joined++
-		for i := sp.from; i < sp.to; i++ {
+		for range sp.to - sp.from {
 			out.Res = append(out.Res, int32(r))
-			out.Name = append(out.Name, names[i])
-			out.Sp = append(out.Sp, sps[i])
-			out.Coord = append(out.Coord, coords[i])
 		}
+		out.Vocab = append(out.Vocab, vocab[sp.from:sp.to]...)
+		out.Coord = append(out.Coord, coords[sp.from:sp.to]...)
 	}
 }
 

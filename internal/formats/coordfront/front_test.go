@@ -58,8 +58,8 @@ func TestBuildFilters(t *testing.T) {
 			t.Errorf("%s: Build filtered %q, want %q", tt.name, got, tt.want)
 			continue
 		}
-		if got == "" && (len(f.Placed) != 6 || f.Atoms.Name[1] != "CA" || f.Atoms.Coord[1][0] != 1) {
-			t.Errorf("%s: atoms %v %v, want N CA C per residue, the first CA", tt.name, f.Atoms.Name, f.Atoms.Coord)
+		if got == "" && (len(f.Placed) != 6 || f.Atoms.Name(1) != "CA" || f.Atoms.Coord[1][0] != 1) {
+			t.Errorf("%s: atoms %v %v, want N CA C per residue, the first CA", tt.name, f.Atoms.Vocab, f.Atoms.Coord)
 		}
 	}
 }

@@ -39,6 +39,12 @@ func (n *Normals) Next() Draw {
 	return Draw{x, u, false}
 }
 
+// Cached returns the draws of the pair whose second value gauss() has
+// cached, if it has one: the next Next returns it with Second set.
+func (n *Normals) Cached() (Draw, bool) {
+	return Draw{n.cx, n.cu, true}, n.cached
+}
+
 // Exact is the standard normal value CPython's gauss() computes from d
 // (glibc's log, sin and cos where pyrandom.ExactLibm).
 func (d Draw) Exact() float64 {
@@ -88,10 +94,22 @@ func (n *Normals) Gauss(sigma float64) float64 {
 // computed approximately and the bound on its error, and recompute it
 // exactly when this is false.
 func RoundIsSafe(w, tol float64) bool {
-	h := math.Floor(w) + 0.5
-	if a := math.Abs(w); a < 1<<20 {
-		return math.Abs(w-h) > tol+0x1p-30 // 4 ulps of 2^20
+	_, ok := RoundSafe(w, tol)
+	return ok
+}
+
+// RoundSafe is math.RoundToEven(w) and RoundIsSafe(w, tol), with one
+// rounding: the nearest half-integer is 0.5 - |w - round(w)| away (exact
+// arithmetic for |w| < 2^52).
+func RoundSafe(w, tol float64) (float64, bool) {
+	r := math.RoundToEven(w)
+	if math.Abs(w) < 1<<20 {
+		return r, 0.5-math.Abs(w-r) > tol+0x1p-30 // 4 ulps of 2^20
 	}
+	return r, roundSafeLarge(w, r, tol)
+}
+
+func roundSafeLarge(w, r, tol float64) bool {
 	ulp := math.Nextafter(math.Abs(w)+1, math.Inf(1)) - (math.Abs(w) + 1)
-	return math.Abs(w-h) > tol+4*ulp
+	return 0.5-math.Abs(w-r) > tol+4*ulp
 }

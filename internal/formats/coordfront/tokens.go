@@ -1,6 +1,7 @@
 package coordfront
 
 import (
+	"slices"
 	"strconv"
 )
 
@@ -119,3 +120,71 @@ func (w *Writer) Sp(spacedTok string) {
 	w.Buf = append(w.Buf, spacedTok...)
 	w.Tokens++
 }
+
+// Tok16 is a token with its leading space (at most 15 bytes), padded to
+// 16 bytes with its length in the last byte, so that Writer.Put copies it
+// with one fixed-size move instead of a variable-length append.
+type Tok16 [16]byte
+
+// MakeTok16 is spaced (a token with its leading space) as a Tok16; it
+// panics when spaced is longer than 15 bytes (a programming error: every
+// vocabulary token is shorter).
+func MakeTok16(spaced string) Tok16 {
+	if len(spaced) > 15 {
+		panic("coordfront: token " + spaced + " is longer than 15 bytes")
+	}
+	var t Tok16
+	copy(t[:], spaced)
+	t[15] = byte(len(spaced))
+	return t
+}
+
+func tok16s(spaced []string) []Tok16 {
+	out := make([]Tok16, len(spaced))
+	for i, s := range spaced {
+		out[i] = MakeTok16(s)
+	}
+	return out
+}
+
+var (
+	position16 = tok16s(positionSp)
+	xyz16      = tok16s(xyzSp)
+	vocab16    = tok16s(vocabSp)
+)
+
+// XYZ16 is XYZSp(i/100, i/10%10, i%10) as a Tok16, for i in 0..999.
+func XYZ16(i int) *Tok16 { return &xyz16[i] }
+
+// Reserve makes room for n more Put calls without a reallocation.
+func (w *Writer) Reserve(n int) {
+	if free := cap(w.Buf) - len(w.Buf); free < 16*n {
+		w.Buf = slices.Grow(w.Buf, 16*n)
+	}
+}
+
+// Put appends one token given as a Tok16 (with its leading space); the
+// writer must already hold a token. Reserve first, so that it never
+// reallocates.
+func (w *Writer) Put(t *Tok16) {
+	n := len(w.Buf)
+	if cap(w.Buf)-n < 16 {
+		w.Buf = slices.Grow(w.Buf, 16)
+	}
+	*(*Tok16)(w.Buf[n : n+16]) = *t
+	w.Buf = w.Buf[:n+int(t[15])]
+	w.Tokens++
+}
+
+// PutPosition appends " <p{i}>" (Put's rules).
+func (w *Writer) PutPosition(i int) {
+	if i >= 0 && i < len(position16) {
+		w.Put(&position16[i])
+		return
+	}
+	t := MakeTok16(" " + PositionToken(i))
+	w.Put(&t)
+}
+
+// PutAtom appends atom i's token, e.g. " <CA>" (Put's rules).
+func (w *Writer) PutAtom(a *Atoms, i int) { w.Put(&vocab16[a.Vocab[i]]) }

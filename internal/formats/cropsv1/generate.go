@@ -147,8 +147,8 @@ func tenths(v float64) int {
 
 // boxTokens are the two tokens naming box (cx, cy, cz) exactly.
 func boxTokens(w *coordfront.Writer, b [3]int) {
-	w.Sp(coordfront.XYZSp(b[0]/10, b[1]/10, b[2]/10))
-	w.Sp(coordfront.XYZSp(b[0]%10, b[1]%10, b[2]%10))
+	w.Put(coordfront.XYZ16(100*(b[0]/10) + 10*(b[1]/10) + b[2]/10))
+	w.Put(coordfront.XYZ16(100*(b[0]%10) + 10*(b[1]%10) + b[2]%10))
 }
 
 // Metadata is the reference's metadata_row without the document, the
