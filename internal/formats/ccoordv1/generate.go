@@ -159,7 +159,11 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 		ai := f.Rand.RandBelow(m)
 		depth := D
 		if !(len(events) == 0 && cfg.ForceFullPrecisionFirstEvent) {
-			depth = sampleDepth(f, float64(used)/float64(budget), cfg)
+			if t := float64(used) / float64(budget); D == 3 {
+				depth = sampleDepth3(f.Rand, t, cfg.DepthKernelEpsilon)
+			} else {
+				depth = sampleDepth(f, t, cfg)
+			}
 		}
 		cost := mentionHeader + depth
 		if used+cost > budget {
@@ -203,8 +207,8 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 			}
 			n[j] = int(r)
 		}
-		w.PutPosition(f.Pos(int(f.Atoms.Res[e.atom])))
-		w.PutAtom(&f.Atoms, int(e.atom))
+		w.Put(coordfront.Position16(f.Pos(int(f.Atoms.Res[e.atom]))))
+		w.Put(f.Atoms.Atom16(int(e.atom)))
 		// the digits of n, coarsest first, are the last D of its four
 		dx, dy, dz := &digits[n[0]], &digits[n[1]], &digits[n[2]]
 		for pl := 4 - D; pl < 4-D+int(e.depth); pl++ {
@@ -265,6 +269,23 @@ func sampleDepth(f *coordfront.Front, t float64, cfg Config) int {
 		}
 	}
 	return D
+}
+
+// sampleDepth3 is sampleDepth for MaxDepth 3 (the centers 0, 0.5 and 1),
+// the same operations written out.
+func sampleDepth3(r *pyrandom.Rand, t, eps float64) int {
+	w0 := max(0.0, 1.0-3.0*math.Abs(t-0.0)) + eps
+	w1 := max(0.0, 1.0-3.0*math.Abs(t-0.5)) + eps
+	w2 := max(0.0, 1.0-3.0*math.Abs(t-1.0)) + eps
+	x := r.Random() * coordfront.Fsum3(w0, w1, w2)
+	cum := 0.0 + w0
+	if x < cum {
+		return 1
+	}
+	if cum += w1; x < cum {
+		return 2
+	}
+	return 3
 }
 
 // coordScale and maxCoord are the reference's 10**(D-3) and

@@ -158,12 +158,9 @@ func (a *Atoms) Name(i int) string { return vocabList[a.Vocab[i]] }
 // Sp is atom i's token with a leading space, e.g. " <CA>" (Writer.Sp).
 func (a *Atoms) Sp(i int) string { return vocabSp[a.Vocab[i]] }
 
-// resKey is (chain, author number): the chain as its index in the
-// Scratch's chain list.
-type resKey struct {
-	chain int32
-	num   int64
-}
+// byNumber are one chain key's residues by author number (the chains as
+// their index in the Scratch's chain list).
+type byNumber = map[int64]span
 
 // chainID returns the index of chain key c in s.chains, adding it.
 func (s *Scratch) chainID(c string) int32 {
@@ -174,6 +171,14 @@ func (s *Scratch) chainID(c string) int32 {
 	}
 	s.chains = append(s.chains, c)
 	return int32(len(s.chains) - 1)
+}
+
+// chainKeys is chain id's residues by number, made empty on first use.
+func (s *Scratch) chainKeys(id int32) byNumber {
+	for int(id) >= len(s.byKey) {
+		s.byKey = append(s.byKey, byNumber{})
+	}
+	return s.byKey[id]
 }
 
 // chainKey spells a chain id as the reference's join does: trimmed, "_"
@@ -203,17 +208,15 @@ func JoinAtoms(st *structure.Structure, a *contactsv1.Analysis) Atoms {
 func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 	out := &s.atoms
 	*out = Atoms{Res: out.Res[:0], Vocab: out.Vocab[:0], Coord: out.Coord[:0]}
-	if s.byKey == nil {
-		s.byKey = map[resKey]span{}
+	for _, m := range s.byKey {
+		clear(m)
 	}
-	byKey := s.byKey
-	clear(byKey)
 	vocab, coords := s.vocab[:0], s.coords[:0]
 	s.chains = s.chains[:0]
 	if len(st.Models) > 0 {
 		for ci := range st.Models[0].Chains {
 			ch := &st.Models[0].Chains[ci]
-			key := s.chainID(chainKey(ch.Name))
+			byKey := s.chainKeys(s.chainID(chainKey(ch.Name)))
 			for _, res := range ch.Polymer() {
 				from := len(vocab)
 			atoms:
@@ -241,7 +244,7 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 				if len(vocab) == from {
 					continue
 				}
-				k := resKey{key, int64(res.AuthSeq)}
+				k := int64(res.AuthSeq)
 				if _, dup := byKey[k]; dup {
 					out.DuplicateKeys++
 					vocab, coords = vocab[:from], coords[:from]
@@ -253,11 +256,13 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 	}
 	s.vocab, s.coords = vocab, coords
 	last, lastID := "", int32(-1)
+	var byKey byNumber
 	for r := range a.ResName {
 		if c := a.ResChain[r]; c != last || lastID < 0 {
 			last, lastID = c, s.chainID(chainKey(c))
+			byKey = s.chainKeys(lastID)
 		}
-		sp, ok := byKey[resKey{lastID, a.ResNum[r]}]
+		sp, ok := byKey[a.ResNum[r]]
 		if !ok {
 			continue
 		}

@@ -96,7 +96,7 @@ func Seed(entryID string) uint64 {
 type Scratch struct {
 	vocab  []uint8
 	coords [][3]float64
-	byKey  map[resKey]span
+	byKey  []byNumber // by chain id
 	chains []string
 	atoms  Atoms
 	front  Front

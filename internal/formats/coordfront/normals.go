@@ -33,6 +33,11 @@ func (n *Normals) Next() Draw {
 		n.cached = false
 		return Draw{n.cx, n.cu, true}
 	}
+	return n.draw()
+}
+
+// draw takes a new pair's draws and caches them.
+func (n *Normals) draw() Draw {
 	x := n.R.Random() * (2 * math.Pi)
 	u := 1.0 - n.R.Random()
 	n.cx, n.cu, n.cached = x, u, true
@@ -94,22 +99,18 @@ func (n *Normals) Gauss(sigma float64) float64 {
 // computed approximately and the bound on its error, and recompute it
 // exactly when this is false.
 func RoundIsSafe(w, tol float64) bool {
-	_, ok := RoundSafe(w, tol)
-	return ok
+	h := math.Floor(w) + 0.5
+	if a := math.Abs(w); a < 1<<20 {
+		return math.Abs(w-h) > tol+0x1p-30 // 4 ulps of 2^20
+	}
+	ulp := math.Nextafter(math.Abs(w)+1, math.Inf(1)) - (math.Abs(w) + 1)
+	return math.Abs(w-h) > tol+4*ulp
 }
 
-// RoundSafe is math.RoundToEven(w) and RoundIsSafe(w, tol), with one
-// rounding: the nearest half-integer is 0.5 - |w - round(w)| away (exact
-// arithmetic for |w| < 2^52).
+// RoundSafe is math.RoundToEven(w) and RoundIsSafe(w, tol) for |w| < 2^20
+// (false beyond, so that callers recompute exactly), with one rounding:
+// the nearest half-integer is 0.5 - |w - round(w)| away, computed exactly.
 func RoundSafe(w, tol float64) (float64, bool) {
 	r := math.RoundToEven(w)
-	if math.Abs(w) < 1<<20 {
-		return r, 0.5-math.Abs(w-r) > tol+0x1p-30 // 4 ulps of 2^20
-	}
-	return r, roundSafeLarge(w, r, tol)
-}
-
-func roundSafeLarge(w, r, tol float64) bool {
-	ulp := math.Nextafter(math.Abs(w)+1, math.Inf(1)) - (math.Abs(w) + 1)
-	return 0.5-math.Abs(w-r) > tol+4*ulp
+	return r, 0.5-math.Abs(w-r) > tol+0x1p-30 && math.Abs(w) < 1<<20
 }

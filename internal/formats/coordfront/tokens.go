@@ -169,22 +169,25 @@ func (w *Writer) Reserve(n int) {
 func (w *Writer) Put(t *Tok16) {
 	n := len(w.Buf)
 	if cap(w.Buf)-n < 16 {
-		w.Buf = slices.Grow(w.Buf, 16)
+		w.Buf = append(w.Buf, t[:]...)[:n]
 	}
 	*(*Tok16)(w.Buf[n : n+16]) = *t
 	w.Buf = w.Buf[:n+int(t[15])]
 	w.Tokens++
 }
 
-// PutPosition appends " <p{i}>" (Put's rules).
-func (w *Writer) PutPosition(i int) {
-	if i >= 0 && i < len(position16) {
-		w.Put(&position16[i])
-		return
+// Position16 is " <p{i}>" as a Tok16 (for Writer.Put).
+func Position16(i int) *Tok16 {
+	if uint(i) < uint(len(position16)) {
+		return &position16[i]
 	}
-	t := MakeTok16(" " + PositionToken(i))
-	w.Put(&t)
+	return position16Slow(i)
 }
 
-// PutAtom appends atom i's token, e.g. " <CA>" (Put's rules).
-func (w *Writer) PutAtom(a *Atoms, i int) { w.Put(&vocab16[a.Vocab[i]]) }
+func position16Slow(i int) *Tok16 {
+	t := MakeTok16(" " + PositionToken(i))
+	return &t
+}
+
+// Atom16 is atom i's token, e.g. " <CA>", as a Tok16 (for Writer.Put).
+func (a *Atoms) Atom16(i int) *Tok16 { return &vocab16[a.Vocab[i]] }

@@ -29,8 +29,8 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfro
 			b[j] = noisedTenths(p[j], cfg.Pass1Sigma, tol, f.Normals.Next(), &g.approx) / 100
 		}
 		res := int(f.Atoms.Res[idx])
-		w.PutPosition(f.Pos(res))
-		w.PutAtom(&f.Atoms, idx)
+		w.Put(coordfront.Position16(f.Pos(res)))
+		w.Put(f.Atoms.Atom16(idx))
 		boxTokens(w, b)
 		used += pass1Mention
 		pick.count(res)
@@ -234,8 +234,8 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				break
 			}
 			n := in.n
-			w.PutPosition(f.Pos(int(f.Atoms.Res[in.atom])))
-			w.PutAtom(&f.Atoms, int(in.atom))
+			w.Put(coordfront.Position16(f.Pos(int(f.Atoms.Res[in.atom]))))
+			w.Put(f.Atoms.Atom16(int(in.atom)))
 			w.Put(coordfront.XYZ16(100*(n[0]/10%10) + 10*(n[1]/10%10) + n[2]/10%10))
 			w.Put(coordfront.XYZ16(100*(n[0]%10) + 10*(n[1]%10) + n[2]%10))
 			used += cropAtom
