@@ -70,22 +70,27 @@ func (d Draw) Approx() float64 {
 	return math.Cos(d.X) * g
 }
 
-// ApproxCache is Approx remembering the last pair's sqrt(-2 log u), so
-// that the two values of a pair cost one log.
+// ApproxCache is Approx remembering the last pair: its two values are
+// computed together on first use (one log, one math.Sincos), so the
+// second costs nothing.
 type ApproxCache struct {
-	u, g float64
-	ok   bool
+	x, u   float64
+	z0, z1 float64
+	ok     bool
 }
 
-// Approx is d.Approx() with c's memo.
+// Approx is within pyrandom.GaussApproxErr of d.Exact() (as d.Approx(),
+// with Sincos's kernels, which are Sin's and Cos's), using c's memo.
 func (c *ApproxCache) Approx(d Draw) float64 {
-	if !c.ok || c.u != d.U {
-		c.u, c.g, c.ok = d.U, math.Sqrt(-2.0*math.Log(d.U)), true
+	if !c.ok || c.u != d.U || c.x != d.X {
+		g := math.Sqrt(-2.0 * math.Log(d.U))
+		s, co := math.Sincos(d.X)
+		c.x, c.u, c.z0, c.z1, c.ok = d.X, d.U, co*g, s*g, true
 	}
 	if d.Second {
-		return math.Sin(d.X) * c.g
+		return c.z1
 	}
-	return math.Cos(d.X) * c.g
+	return c.z0
 }
 
 // Gauss is gauss(0.0, sigma): the next value, computed exactly.

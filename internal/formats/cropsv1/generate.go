@@ -99,9 +99,7 @@ type Generator struct {
 	front      coordfront.Scratch
 	pick       picker
 	trueCell   []int32
-	cellSpan   map[int32][2]int32 // true cell -> its run of order
-	packed     []uint64
-	order      []int32
+	cells      cellIndex
 	shown      map[int32]int
 	shownOrder []int32
 	frontier   []int32

@@ -50,12 +50,12 @@ func noiseTol(sigma float64) float64 { return 10 * pyrandom.GaussApproxBound(100
 // the rounding.
 func noisedTenths(p, sigma, tol float64, d coordfront.Draw, c *coordfront.ApproxCache) int {
 	v := p + float64(0.0+float64(c.Approx(d)*sigma))
-	x := float64(min(999.9, max(0.0, v)) * 10)
-	if !coordfront.RoundIsSafe(x, tol) {
+	r, ok := coordfront.RoundSafe(float64(min(999.9, max(0.0, v))*10), tol)
+	if !ok {
 		v = p + float64(0.0+float64(d.Exact()*sigma))
-		x = float64(min(999.9, max(0.0, v)) * 10)
+		r = math.RoundToEven(float64(min(999.9, max(0.0, v)) * 10))
 	}
-	return int(math.RoundToEven(x))
+	return int(r)
 }
 
 // boxKey orders boxes as Python orders their (x, y, z) tuples.
@@ -98,37 +98,11 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 	}
 	trueCell := grow(g.trueCell, m)
 	g.trueCell = trueCell
-	if g.cellSpan == nil {
-		g.cellSpan, g.shown = map[int32][2]int32{}, map[int32]int{}
+	if g.shown == nil {
+		g.shown = map[int32]int{}
 	}
-	// the atoms of each true cell, in increasing atom order: (cell, atom)
-	// pairs sorted, and each cell's run of them
-	packed := grow(g.packed, m)
-	g.packed = packed
-	for i, p := range f.Placed {
-		k := boxKey([3]int{cell(p[0]), cell(p[1]), cell(p[2])})
-		trueCell[i] = k
-		packed[i] = uint64(k)<<32 | uint64(i)
-	}
-	slices.Sort(packed)
-	order := grow(g.order, m)
-	g.order = order
-	cellSpan := g.cellSpan
-	clear(cellSpan) // only true cells are keys ("occupied")
-	for i := 0; i < m; {
-		k, j := int32(packed[i]>>32), i
-		for ; j < m && int32(packed[j]>>32) == k; j++ {
-			order[j] = int32(uint32(packed[j]))
-		}
-		cellSpan[k] = [2]int32{int32(i), int32(j)}
-		i = j
-	}
-	cellAtoms := func(k int32) []int32 {
-		if s, ok := cellSpan[k]; ok {
-			return order[s[0]:s[1]]
-		}
-		return nil
-	}
+	cells := &g.cells
+	cells.build(f.Placed, trueCell)
 	frontier := g.frontier[:0] // sorted
 	shown := g.shown
 	clear(shown)
@@ -217,11 +191,11 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 			}
 			included = append(included, member{ai, n})
 		}
-		for _, ai := range cellAtoms(box) {
+		for _, ai := range cells.atoms(bb) {
 			consider(ai)
 		}
 		for _, nb := range nbs {
-			for _, ai := range cellAtoms(boxKey(nb)) {
+			for _, ai := range cells.atoms(nb) {
 				consider(ai)
 			}
 		}
@@ -253,7 +227,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 		if i, ok := slices.BinarySearch(frontier, box); ok {
 			frontier = slices.Delete(frontier, i, i+1)
 		}
-		if _, occupied := cellSpan[box]; occupied {
+		if occupied := len(cells.atoms(bb)) > 0; occupied {
 			for _, nb := range nbs {
 				k := boxKey(nb)
 				if _, seen := shown[k]; seen {
