@@ -211,8 +211,13 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 		w.Put(f.Atoms.Atom16(int(e.atom)))
 		// the digits of n, coarsest first, are the last D of its four
 		dx, dy, dz := &digits[n[0]], &digits[n[1]], &digits[n[2]]
-		for pl := 4 - D; pl < 4-D+int(e.depth); pl++ {
-			w.Put(coordfront.XYZ16(100*int(dx[pl]) + 10*int(dy[pl]) + int(dz[pl])))
+		if D == 3 {
+			w.PutXYZ3(100*int(dx[1])+10*int(dy[1])+int(dz[1]), 100*int(dx[2])+10*int(dy[2])+int(dz[2]),
+				100*int(dx[3])+10*int(dy[3])+int(dz[3]), int(e.depth))
+		} else {
+			for pl := 4 - D; pl < 4-D+int(e.depth); pl++ {
+				w.Put(coordfront.XYZ16(100*int(dx[pl]) + 10*int(dy[pl]) + int(dz[pl])))
+			}
 		}
 		d.DepthCounts[e.depth-1]++
 		if !mentioned[e.atom] {
@@ -278,14 +283,11 @@ func sampleDepth3(r *pyrandom.Rand, t, eps float64) int {
 	w1 := max(0.0, 1.0-3.0*math.Abs(t-0.5)) + eps
 	w2 := max(0.0, 1.0-3.0*math.Abs(t-1.0)) + eps
 	x := r.Random() * coordfront.Fsum3(w0, w1, w2)
-	cum := 0.0 + w0
-	if x < cum {
-		return 1
-	}
-	if cum += w1; x < cum {
-		return 2
-	}
-	return 3
+	c1 := 0.0 + w0
+	c2 := c1 + w1
+	// 1 if x < c1, else 2 if x < c2, else 3 (c1 <= c2), without branches:
+	// x >= c is the sign bit of x - c clear (exact: zero only when equal)
+	return 3 - int(math.Float64bits(x-c1)>>63) - int(math.Float64bits(x-c2)>>63)
 }
 
 // coordScale and maxCoord are the reference's 10**(D-3) and

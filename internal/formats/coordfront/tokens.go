@@ -176,6 +176,28 @@ func (w *Writer) Put(t *Tok16) {
 	w.Tokens++
 }
 
+// xyzLen is the length of every " <xyz-DDD>" token.
+const xyzLen = len(" <xyz-000>")
+
+// PutXYZ3 appends the first k (1..3) of the tokens XYZ16(a), XYZ16(b) and
+// XYZ16(c), writing all three (they are all xyzLen bytes) and keeping k,
+// so that the count costs no branch.
+func (w *Writer) PutXYZ3(a, b, c, k int) {
+	n := len(w.Buf)
+	if cap(w.Buf)-n < 2*xyzLen+16 {
+		w.Buf = slices.Grow(w.Buf, 2*xyzLen+16)
+	}
+	buf := w.Buf[n : n+2*xyzLen+16]
+	*(*Tok16)(buf[0:16]) = xyz16[a]
+	*(*Tok16)(buf[xyzLen : xyzLen+16]) = xyz16[b]
+	*(*Tok16)(buf[2*xyzLen : 2*xyzLen+16]) = xyz16[c]
+	if uint(k-1) > 2 {
+		panic("coordfront: PutXYZ3 keeps 1 to 3 tokens")
+	}
+	w.Buf = w.Buf[:n+k*xyzLen]
+	w.Tokens += k
+}
+
 // Position16 is " <p{i}>" as a Tok16 (for Writer.Put).
 func Position16(i int) *Tok16 {
 	if uint(i) < uint(len(position16)) {
