@@ -107,6 +107,8 @@ type Generator struct {
 	counts     []float64
 	nbs        [][3]int
 	approx     coordfront.ApproxCache
+	picks      []int32   // pass 1's atoms
+	xs, us, zs []float64 // pass 1's Gaussian pairs and values
 }
 
 // Generate is the package's Generate, reusing g's memory.

@@ -12,6 +12,11 @@ import (
 // atom drawn with weight 1/(1 + draws of its residue so far) (one random()
 // against the sequential prefix sums), three Gaussians(Pass1Sigma), and the
 // noised point's box. It returns the tokens used.
+//
+// Which draws happen never depends on a Gaussian's value, so the loop only
+// takes the draws; the values are then computed in one batch with the
+// approximate log, sin and cos (pyrandom.GaussPairsApprox), and each one
+// whose rounding the approximation could change is recomputed exactly.
 func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfront.Writer, d *Document) int {
 	m := len(f.Placed)
 	if m == 0 {
@@ -19,23 +24,51 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfro
 	}
 	pick := &g.pick
 	pick.reset(f.Atoms.Res, f.L)
-	tol := noiseTol(cfg.Pass1Sigma)
+	// the pairs of draws (x, u) of the Gaussian stream: value v of the
+	// pass is pair (z0+v)/2's cos (even) or sin (odd) value, where z0 is 1
+	// when the pass starts with gauss()'s cached value
+	picks, xs, us := g.picks[:0], g.xs[:0], g.us[:0]
+	defer func() { g.picks, g.xs, g.us = picks, xs, us }()
+	z0 := 0
+	if dr, ok := f.Normals.Cached(); ok {
+		xs, us, z0 = append(xs, dr.X), append(us, dr.U), 1
+	}
 	used := 0
 	for used+pass1Mention <= cap1 {
 		idx := pick.draw(f.Rand)
-		p := f.Placed[idx]
+		for range 3 {
+			if dr := f.Normals.Next(); !dr.Second {
+				xs, us = append(xs, dr.X), append(us, dr.U)
+			}
+		}
+		picks = append(picks, int32(idx))
+		used += pass1Mention
+		pick.count(int(f.Atoms.Res[idx]))
+	}
+	zs := grow(g.zs, 2*len(xs))
+	g.zs = zs
+	pyrandom.GaussPairsApprox(xs, us, zs)
+	sigma, tol := cfg.Pass1Sigma, noiseTol(cfg.Pass1Sigma)
+	w.Reserve(pass1Mention * len(picks))
+	for k, idx := range picks {
+		p := &f.Placed[idx]
 		var b [3]int
 		for j := range 3 {
-			b[j] = noisedTenths(p[j], cfg.Pass1Sigma, tol, f.Normals.Next(), &g.approx) / 100
+			zi := z0 + 3*k + j
+			v := p[j] + float64(0.0+float64(zs[zi]*sigma))
+			r, ok := coordfront.RoundSafe(float64(min(999.9, max(0.0, v))*10), tol)
+			if !ok {
+				exact := coordfront.Draw{X: xs[zi/2], U: us[zi/2], Second: zi&1 == 1}.Exact()
+				v = p[j] + float64(0.0+float64(exact*sigma))
+				r = math.RoundToEven(float64(min(999.9, max(0.0, v)) * 10))
+			}
+			b[j] = int(r) / 100
 		}
-		res := int(f.Atoms.Res[idx])
-		w.Put(coordfront.Position16(f.Pos(res)))
-		w.Put(f.Atoms.Atom16(idx))
+		w.Put(coordfront.Position16(f.Pos(int(f.Atoms.Res[idx]))))
+		w.Put(f.Atoms.Atom16(int(idx)))
 		boxTokens(w, b)
-		used += pass1Mention
-		pick.count(res)
-		d.NumPass1Mentions++
 	}
+	d.NumPass1Mentions = len(picks)
 	return used
 }
 
