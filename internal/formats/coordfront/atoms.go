@@ -144,7 +144,7 @@ var vocabSp = func() []string {
 // order within each residue.
 type Atoms struct {
 	Res    []int32      // the residue (analysis index) of each atom
-	Vocab  []uint8      // its name's index in the vocabulary (Name, Sp)
+	Vocab  []uint8      // its name's index in the vocabulary (Name, Atom16)
 	Coord  [][3]float64 // its coordinates, as read
 	Joined int          // residues that got at least one atom
 	// DuplicateKeys counts polymer residues of the structure dropped because
@@ -154,9 +154,6 @@ type Atoms struct {
 
 // Name is atom i's trimmed name, e.g. "CA".
 func (a *Atoms) Name(i int) string { return vocabList[a.Vocab[i]] }
-
-// Sp is atom i's token with a leading space, e.g. " <CA>" (Writer.Sp).
-func (a *Atoms) Sp(i int) string { return vocabSp[a.Vocab[i]] }
 
 // byNumber are one chain key's residues by author number (the chains as
 // their index in the Scratch's chain list).

@@ -24,7 +24,7 @@ var positionTokens = func() []string {
 	return t
 }()
 
-// spaced are the token tables with a leading space, for Writer.Sp.
+// spaced are the token tables with a leading space (the Tok16 tables).
 var (
 	positionSp = spaced(positionTokens)
 	xyzSp      = spaced(xyzTokens)
@@ -38,18 +38,7 @@ func spaced(ts []string) []string {
 	return out
 }
 
-// PositionSp is " <p{i}>", for Writer.Sp.
-func PositionSp(i int) string {
-	if i >= 0 && i < len(positionSp) {
-		return positionSp[i]
-	}
-	return " " + PositionToken(i)
-}
-
-// XYZSp is " " + XYZToken(dx, dy, dz), for Writer.Sp.
-func XYZSp(dx, dy, dz int) string { return xyzSp[100*dx+10*dy+dz] }
-
-// AtomSp is " " + AtomToken(name), for Writer.Sp.
+// AtomSp is " " + AtomToken(name).
 func AtomSp(name string) string {
 	if t, ok := atomSp[name]; ok {
 		return t
@@ -111,13 +100,6 @@ func (w *Writer) Tok(t string) {
 		w.Buf = append(w.Buf, ' ')
 	}
 	w.Buf = append(w.Buf, t...)
-	w.Tokens++
-}
-
-// Sp appends one token given with its leading space (the ...Sp tables);
-// the writer must already hold a token.
-func (w *Writer) Sp(spacedTok string) {
-	w.Buf = append(w.Buf, spacedTok...)
 	w.Tokens++
 }
 
