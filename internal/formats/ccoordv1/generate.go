@@ -93,7 +93,6 @@ type Generator struct {
 	front     coordfront.Scratch
 	events    []event
 	xs, us    []float64
-	draws     []coordfront.Draw
 	zs        []float64
 	mentioned []bool
 }
@@ -122,12 +121,11 @@ func (g *Generator) Generate(st *structure.Structure, a *contactsv1.Analysis, en
 	return d, ""
 }
 
-// event is one mention event: its atom, its depth and the pairs of
-// Gaussian draws its three noise values come from (pair index*2 + half).
+// event is one mention event: its atom and its depth. Its three noise
+// values are the event's consecutive values of the Gaussian stream.
 type event struct {
 	atom  int32
 	depth int8
-	noise [3]int32
 }
 
 // writeCoordinates is the mention-event loop: per event an atom
@@ -147,33 +145,37 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 	for k := range D {
 		sigmas[k] = binWidths[k] / cfg.NoiseDivisor
 	}
-	events, xs, us, draws := g.events[:0], g.xs[:0], g.us[:0], g.draws[:0]
-	defer func() { g.events, g.xs, g.us, g.draws = events, xs, us, draws }()
-	take := func() int32 {
-		dr := f.Normals.Next()
-		if !dr.Second {
-			xs, us = append(xs, dr.X), append(us, dr.U)
-		}
-		draws = append(draws, dr)
-		return int32(2*(len(xs)-1)) + b2i(dr.Second)
+	// the pairs of draws (x, u) of the Gaussian stream: value v of the
+	// section is pair (z0+v)/2's cos (even) or sin (odd) value, where z0
+	// is 1 when the section starts with gauss()'s cached value
+	events, xs, us := g.events[:0], g.xs[:0], g.us[:0]
+	defer func() { g.events, g.xs, g.us = events, xs, us }()
+	z0 := 0
+	if dr, ok := f.Normals.Cached(); ok {
+		xs, us, z0 = append(xs, dr.X), append(us, dr.U), 1
 	}
 	used := 0
 	for m > 0 && budget > 0 {
 		ai := f.Rand.RandBelow(m)
 		depth := D
 		if !(len(events) == 0 && cfg.ForceFullPrecisionFirstEvent) {
-			depth = sampleDepth(f, float64(used)/float64(budget), cfg)
+			if t := float64(used) / float64(budget); D == 3 {
+				depth = sampleDepth3(f.Rand, t, cfg.DepthKernelEpsilon)
+			} else {
+				depth = sampleDepth(f, t, cfg)
+			}
 		}
 		cost := mentionHeader + depth
 		if used+cost > budget {
 			d.Truncated = true
 			break
 		}
-		e := event{atom: int32(ai), depth: int8(depth)}
-		for j := range 3 {
-			e.noise[j] = take()
+		for range 3 {
+			if dr := f.Normals.Next(); !dr.Second {
+				xs, us = append(xs, dr.X), append(us, dr.U)
+			}
 		}
-		events = append(events, e)
+		events = append(events, event{atom: int32(ai), depth: int8(depth)})
 		used += cost
 	}
 	zs := grow(g.zs, 2*len(xs))
@@ -182,30 +184,40 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 	mentioned := grow(g.mentioned, m)
 	g.mentioned = mentioned
 	clear(mentioned)
-	scale := coordScale[D]
+	scale, top := coordScale[D], maxCoord[D]
 	// the approximation's error bound at each depth (placed values are
 	// within [0, 1000]), in units of the rounded value
 	var tols [4]float64
 	for k := range D {
 		tols[k] = scale * pyrandom.GaussApproxBound(1000, sigmas[k])
 	}
+	w.Reserve((mentionHeader + D) * len(events))
 	for k, e := range events {
-		p := f.Placed[e.atom]
-		s := sigmas[e.depth-1]
+		p := &f.Placed[e.atom]
+		s, tol := sigmas[e.depth-1], tols[e.depth-1]
+		zi := z0 + 3*k
 		var n [3]int
 		for j := range 3 {
-			v := p[j] + float64(0.0+float64(zs[e.noise[j]]*s))
-			if !coordfront.RoundIsSafe(float64(min(maxCoord[D], max(0.0, v))*scale), tols[e.depth-1]) {
-				v = p[j] + float64(0.0+float64(draws[3*k+j].Exact()*s))
+			v := p[j] + float64(0.0+float64(zs[zi+j]*s))
+			r, ok := coordfront.RoundSafe(float64(min(top, max(0.0, v))*scale), tol)
+			if !ok {
+				exact := coordfront.Draw{X: xs[(zi+j)/2], U: us[(zi+j)/2], Second: (zi+j)&1 == 1}.Exact()
+				v = p[j] + float64(0.0+float64(exact*s))
+				r = math.RoundToEven(float64(min(top, max(0.0, v)) * scale))
 			}
-			n[j] = int(math.RoundToEven(float64(min(maxCoord[D], max(0.0, v)) * scale)))
+			n[j] = int(r)
 		}
-		w.Sp(coordfront.PositionSp(f.Pos(int(f.Atoms.Res[e.atom]))))
-		w.Sp(f.Atoms.Sp[e.atom])
-		div := pow10[D-1]
-		for range e.depth {
-			w.Sp(coordfront.XYZSp(n[0]/div%10, n[1]/div%10, n[2]/div%10))
-			div /= 10
+		w.Put(coordfront.Position16(f.Pos(int(f.Atoms.Res[e.atom]))))
+		w.Put(f.Atoms.Atom16(int(e.atom)))
+		// the digits of n, coarsest first, are the last D of its four
+		dx, dy, dz := &digits[n[0]], &digits[n[1]], &digits[n[2]]
+		if D == 3 {
+			w.PutXYZ3(100*int(dx[1])+10*int(dy[1])+int(dz[1]), 100*int(dx[2])+10*int(dy[2])+int(dz[2]),
+				100*int(dx[3])+10*int(dy[3])+int(dz[3]), int(e.depth))
+		} else {
+			for pl := 4 - D; pl < 4-D+int(e.depth); pl++ {
+				w.Put(coordfront.XYZ16(100*int(dx[pl]) + 10*int(dy[pl]) + int(dz[pl])))
+			}
 		}
 		d.DepthCounts[e.depth-1]++
 		if !mentioned[e.atom] {
@@ -217,20 +229,20 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 	d.CoordinateTokens = used
 }
 
-var pow10 = [4]int{1, 10, 100, 1000}
+// digits are the four decimal digits of 0..9999, thousands first.
+var digits = func() *[10000][4]uint8 {
+	var t [10000][4]uint8
+	for n := range t {
+		t[n] = [4]uint8{uint8(n / 1000), uint8(n / 100 % 10), uint8(n / 10 % 10), uint8(n % 10)}
+	}
+	return &t
+}()
 
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
 	}
 	return s[:n]
-}
-
-func b2i(b bool) int32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // sampleDepth draws a depth from the coarse-to-fine kernel at budget
@@ -262,6 +274,20 @@ func sampleDepth(f *coordfront.Front, t float64, cfg Config) int {
 		}
 	}
 	return D
+}
+
+// sampleDepth3 is sampleDepth for MaxDepth 3 (the centers 0, 0.5 and 1),
+// the same operations written out.
+func sampleDepth3(r *pyrandom.Rand, t, eps float64) int {
+	w0 := max(0.0, 1.0-3.0*math.Abs(t-0.0)) + eps
+	w1 := max(0.0, 1.0-3.0*math.Abs(t-0.5)) + eps
+	w2 := max(0.0, 1.0-3.0*math.Abs(t-1.0)) + eps
+	x := r.Random() * coordfront.Fsum3(w0, w1, w2)
+	c1 := 0.0 + w0
+	c2 := c1 + w1
+	// 1 if x < c1, else 2 if x < c2, else 3 (c1 <= c2), without branches:
+	// x >= c is the sign bit of x - c clear (exact: zero only when equal)
+	return 3 - int(math.Float64bits(x-c1)>>63) - int(math.Float64bits(x-c2)>>63)
 }
 
 // coordScale and maxCoord are the reference's 10**(D-3) and

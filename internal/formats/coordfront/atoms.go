@@ -144,8 +144,7 @@ var vocabSp = func() []string {
 // order within each residue.
 type Atoms struct {
 	Res    []int32      // the residue (analysis index) of each atom
-	Name   []string     // its trimmed atom name, e.g. "CA"
-	Sp     []string     // its token with a leading space, e.g. " <CA>" (Writer.Sp)
+	Vocab  []uint8      // its name's index in the vocabulary (Name, Atom16)
 	Coord  [][3]float64 // its coordinates, as read
 	Joined int          // residues that got at least one atom
 	// DuplicateKeys counts polymer residues of the structure dropped because
@@ -153,12 +152,12 @@ type Atoms struct {
 	DuplicateKeys int
 }
 
-// resKey is (chain, author number): the chain as its index in the
-// Scratch's chain list.
-type resKey struct {
-	chain int32
-	num   int64
-}
+// Name is atom i's trimmed name, e.g. "CA".
+func (a *Atoms) Name(i int) string { return vocabList[a.Vocab[i]] }
+
+// byNumber are one chain key's residues by author number (the chains as
+// their index in the Scratch's chain list).
+type byNumber = map[int64]span
 
 // chainID returns the index of chain key c in s.chains, adding it.
 func (s *Scratch) chainID(c string) int32 {
@@ -169,6 +168,14 @@ func (s *Scratch) chainID(c string) int32 {
 	}
 	s.chains = append(s.chains, c)
 	return int32(len(s.chains) - 1)
+}
+
+// chainKeys is chain id's residues by number, made empty on first use.
+func (s *Scratch) chainKeys(id int32) byNumber {
+	for int(id) >= len(s.byKey) {
+		s.byKey = append(s.byKey, byNumber{})
+	}
+	return s.byKey[id]
 }
 
 // chainKey spells a chain id as the reference's join does: trimmed, "_"
@@ -197,20 +204,18 @@ func JoinAtoms(st *structure.Structure, a *contactsv1.Analysis) Atoms {
 // joinAtoms is JoinAtoms into s's reused memory (s.atoms).
 func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 	out := &s.atoms
-	*out = Atoms{Res: out.Res[:0], Name: out.Name[:0], Sp: out.Sp[:0], Coord: out.Coord[:0]}
-	if s.byKey == nil {
-		s.byKey = map[resKey]span{}
+	*out = Atoms{Res: out.Res[:0], Vocab: out.Vocab[:0], Coord: out.Coord[:0]}
+	for _, m := range s.byKey {
+		clear(m)
 	}
-	byKey := s.byKey
-	clear(byKey)
-	names, sps, coords := s.names[:0], s.sps[:0], s.coords[:0]
+	vocab, coords := s.vocab[:0], s.coords[:0]
 	s.chains = s.chains[:0]
 	if len(st.Models) > 0 {
 		for ci := range st.Models[0].Chains {
 			ch := &st.Models[0].Chains[ci]
-			key := s.chainID(chainKey(ch.Name))
+			byKey := s.chainKeys(s.chainID(chainKey(ch.Name)))
 			for _, res := range ch.Polymer() {
-				from := len(names)
+				from := len(vocab)
 			atoms:
 				for k := range res.Atoms {
 					at := &res.Atoms[k]
@@ -225,46 +230,45 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 					if vi < 0 {
 						continue
 					}
-					n = vocabList[vi]
-					for _, seen := range names[from:] {
-						if seen == n {
+					for _, seen := range vocab[from:] {
+						if int(seen) == vi {
 							continue atoms
 						}
 					}
-					names = append(names, n)
-					sps = append(sps, vocabSp[vi])
+					vocab = append(vocab, uint8(vi))
 					coords = append(coords, [3]float64{at.X, at.Y, at.Z})
 				}
-				if len(names) == from {
+				if len(vocab) == from {
 					continue
 				}
-				k := resKey{key, int64(res.AuthSeq)}
+				k := int64(res.AuthSeq)
 				if _, dup := byKey[k]; dup {
 					out.DuplicateKeys++
-					names, sps, coords = names[:from], sps[:from], coords[:from]
+					vocab, coords = vocab[:from], coords[:from]
 					continue
 				}
-				byKey[k] = span{from, len(names)}
+				byKey[k] = span{from, len(vocab)}
 			}
 		}
 	}
-	s.names, s.sps, s.coords = names, sps, coords
+	s.vocab, s.coords = vocab, coords
 	last, lastID := "", int32(-1)
+	var byKey byNumber
 	for r := range a.ResName {
 		if c := a.ResChain[r]; c != last || lastID < 0 {
 			last, lastID = c, s.chainID(chainKey(c))
+			byKey = s.chainKeys(lastID)
 		}
-		sp, ok := byKey[resKey{lastID, a.ResNum[r]}]
+		sp, ok := byKey[a.ResNum[r]]
 		if !ok {
 			continue
 		}
 		out.Joined++
-		for i := sp.from; i < sp.to; i++ {
+		for range sp.to - sp.from {
 			out.Res = append(out.Res, int32(r))
-			out.Name = append(out.Name, names[i])
-			out.Sp = append(out.Sp, sps[i])
-			out.Coord = append(out.Coord, coords[i])
 		}
+		out.Vocab = append(out.Vocab, vocab[sp.from:sp.to]...)
+		out.Coord = append(out.Coord, coords[sp.from:sp.to]...)
 	}
 }
 

@@ -73,7 +73,15 @@ func grow[T any](s []T, n int) []T {
 }
 
 // Pos is residue k's ring index.
-func (f *Front) Pos(k int) int { return (f.Start + k) % f.ring }
+func (f *Front) Pos(k int) int {
+	switch p := f.Start + k; {
+	case p >= 0 && p < f.ring:
+		return p
+	case p >= f.ring && p < 2*f.ring: // k < L <= ring: no division
+		return p - f.ring
+	}
+	return (f.Start + k) % f.ring
+}
 
 // Seed is the document seed of entryID: int(sha1(entry_id)[:8], 16).
 func Seed(entryID string) uint64 {
@@ -86,10 +94,9 @@ func Seed(entryID string) uint64 {
 // into the same Scratch. A Scratch must not be used by two goroutines at
 // once.
 type Scratch struct {
-	names  []string
-	sps    []string
+	vocab  []uint8
 	coords [][3]float64
-	byKey  map[resKey]span
+	byKey  []byNumber // by chain id
 	chains []string
 	atoms  Atoms
 	front  Front

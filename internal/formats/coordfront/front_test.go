@@ -58,8 +58,8 @@ func TestBuildFilters(t *testing.T) {
 			t.Errorf("%s: Build filtered %q, want %q", tt.name, got, tt.want)
 			continue
 		}
-		if got == "" && (len(f.Placed) != 6 || f.Atoms.Name[1] != "CA" || f.Atoms.Coord[1][0] != 1) {
-			t.Errorf("%s: atoms %v %v, want N CA C per residue, the first CA", tt.name, f.Atoms.Name, f.Atoms.Coord)
+		if got == "" && (len(f.Placed) != 6 || f.Atoms.Name(1) != "CA" || f.Atoms.Coord[1][0] != 1) {
+			t.Errorf("%s: atoms %v %v, want N CA C per residue, the first CA", tt.name, f.Atoms.Vocab, f.Atoms.Coord)
 		}
 	}
 }
@@ -74,5 +74,24 @@ func TestDuplicateKeysShareAtoms(t *testing.T) {
 	atoms := JoinAtoms(st, a)
 	if atoms.DuplicateKeys != 1 || len(atoms.Coord) != 6 || atoms.Coord[3] != atoms.Coord[0] || atoms.Res[3] != 1 {
 		t.Errorf("JoinAtoms = %+v, want residue 1 with residue 0's atoms", atoms)
+	}
+}
+
+// TestPutXYZ3: PutXYZ3 writes what k Puts of the same tokens write.
+func TestPutXYZ3(t *testing.T) {
+	for k := 1; k <= 3; k++ {
+		var a, b Writer
+		a.Tok("<x>")
+		b.Tok("<x>")
+		toks := []int{7, 999, 0}
+		a.PutXYZ3(toks[0], toks[1], toks[2], k)
+		for _, i := range toks[:k] {
+			b.Put(XYZ16(i))
+		}
+		b.Put(Position16(12345)) // beyond the table
+		a.Put(Position16(12345))
+		if string(a.Buf) != string(b.Buf) || a.Tokens != b.Tokens {
+			t.Errorf("k=%d: PutXYZ3 wrote %q (%d tokens), Puts %q (%d)", k, a.Buf, a.Tokens, b.Buf, b.Tokens)
+		}
 	}
 }

@@ -33,10 +33,21 @@ func (n *Normals) Next() Draw {
 		n.cached = false
 		return Draw{n.cx, n.cu, true}
 	}
+	return n.draw()
+}
+
+// draw takes a new pair's draws and caches them.
+func (n *Normals) draw() Draw {
 	x := n.R.Random() * (2 * math.Pi)
 	u := 1.0 - n.R.Random()
 	n.cx, n.cu, n.cached = x, u, true
 	return Draw{x, u, false}
+}
+
+// Cached returns the draws of the pair whose second value gauss() has
+// cached, if it has one: the next Next returns it with Second set.
+func (n *Normals) Cached() (Draw, bool) {
+	return Draw{n.cx, n.cu, true}, n.cached
 }
 
 // Exact is the standard normal value CPython's gauss() computes from d
@@ -59,22 +70,27 @@ func (d Draw) Approx() float64 {
 	return math.Cos(d.X) * g
 }
 
-// ApproxCache is Approx remembering the last pair's sqrt(-2 log u), so
-// that the two values of a pair cost one log.
+// ApproxCache is Approx remembering the last pair: its two values are
+// computed together on first use (one log, one math.Sincos), so the
+// second costs nothing.
 type ApproxCache struct {
-	u, g float64
-	ok   bool
+	x, u   float64
+	z0, z1 float64
+	ok     bool
 }
 
-// Approx is d.Approx() with c's memo.
+// Approx is within pyrandom.GaussApproxErr of d.Exact() (as d.Approx(),
+// with Sincos's kernels, which are Sin's and Cos's), using c's memo.
 func (c *ApproxCache) Approx(d Draw) float64 {
-	if !c.ok || c.u != d.U {
-		c.u, c.g, c.ok = d.U, math.Sqrt(-2.0*math.Log(d.U)), true
+	if !c.ok || c.u != d.U || c.x != d.X {
+		g := math.Sqrt(-2.0 * math.Log(d.U))
+		s, co := math.Sincos(d.X)
+		c.x, c.u, c.z0, c.z1, c.ok = d.X, d.U, co*g, s*g, true
 	}
 	if d.Second {
-		return math.Sin(d.X) * c.g
+		return c.z1
 	}
-	return math.Cos(d.X) * c.g
+	return c.z0
 }
 
 // Gauss is gauss(0.0, sigma): the next value, computed exactly.
@@ -94,4 +110,12 @@ func RoundIsSafe(w, tol float64) bool {
 	}
 	ulp := math.Nextafter(math.Abs(w)+1, math.Inf(1)) - (math.Abs(w) + 1)
 	return math.Abs(w-h) > tol+4*ulp
+}
+
+// RoundSafe is math.RoundToEven(w) and RoundIsSafe(w, tol) for |w| < 2^20
+// (false beyond, so that callers recompute exactly), with one rounding:
+// the nearest half-integer is 0.5 - |w - round(w)| away, computed exactly.
+func RoundSafe(w, tol float64) (float64, bool) {
+	r := math.RoundToEven(w)
+	return r, 0.5-math.Abs(w-r) > tol+0x1p-30 && math.Abs(w) < 1<<20
 }

@@ -1,6 +1,7 @@
 package coordfront
 
 import (
+	"slices"
 	"strconv"
 )
 
@@ -23,7 +24,7 @@ var positionTokens = func() []string {
 	return t
 }()
 
-// spaced are the token tables with a leading space, for Writer.Sp.
+// spaced are the token tables with a leading space (the Tok16 tables).
 var (
 	positionSp = spaced(positionTokens)
 	xyzSp      = spaced(xyzTokens)
@@ -37,18 +38,7 @@ func spaced(ts []string) []string {
 	return out
 }
 
-// PositionSp is " <p{i}>", for Writer.Sp.
-func PositionSp(i int) string {
-	if i >= 0 && i < len(positionSp) {
-		return positionSp[i]
-	}
-	return " " + PositionToken(i)
-}
-
-// XYZSp is " " + XYZToken(dx, dy, dz), for Writer.Sp.
-func XYZSp(dx, dy, dz int) string { return xyzSp[100*dx+10*dy+dz] }
-
-// AtomSp is " " + AtomToken(name), for Writer.Sp.
+// AtomSp is " " + AtomToken(name).
 func AtomSp(name string) string {
 	if t, ok := atomSp[name]; ok {
 		return t
@@ -113,9 +103,95 @@ func (w *Writer) Tok(t string) {
 	w.Tokens++
 }
 
-// Sp appends one token given with its leading space (the ...Sp tables);
-// the writer must already hold a token.
-func (w *Writer) Sp(spacedTok string) {
-	w.Buf = append(w.Buf, spacedTok...)
+// Tok16 is a token with its leading space (at most 15 bytes), padded to
+// 16 bytes with its length in the last byte, so that Writer.Put copies it
+// with one fixed-size move instead of a variable-length append.
+type Tok16 [16]byte
+
+// MakeTok16 is spaced (a token with its leading space) as a Tok16; it
+// panics when spaced is longer than 15 bytes (a programming error: every
+// vocabulary token is shorter).
+func MakeTok16(spaced string) Tok16 {
+	if len(spaced) > 15 {
+		panic("coordfront: token " + spaced + " is longer than 15 bytes")
+	}
+	var t Tok16
+	copy(t[:], spaced)
+	t[15] = byte(len(spaced))
+	return t
+}
+
+func tok16s(spaced []string) []Tok16 {
+	out := make([]Tok16, len(spaced))
+	for i, s := range spaced {
+		out[i] = MakeTok16(s)
+	}
+	return out
+}
+
+var (
+	position16 = tok16s(positionSp)
+	xyz16      = tok16s(xyzSp)
+	vocab16    = tok16s(vocabSp)
+)
+
+// XYZ16 is XYZSp(i/100, i/10%10, i%10) as a Tok16, for i in 0..999.
+func XYZ16(i int) *Tok16 { return &xyz16[i] }
+
+// Reserve makes room for n more Put calls without a reallocation.
+func (w *Writer) Reserve(n int) {
+	if free := cap(w.Buf) - len(w.Buf); free < 16*n {
+		w.Buf = slices.Grow(w.Buf, 16*n)
+	}
+}
+
+// Put appends one token given as a Tok16 (with its leading space); the
+// writer must already hold a token. Reserve first, so that it never
+// reallocates.
+func (w *Writer) Put(t *Tok16) {
+	n := len(w.Buf)
+	if cap(w.Buf)-n < 16 {
+		w.Buf = append(w.Buf, t[:]...)[:n]
+	}
+	*(*Tok16)(w.Buf[n : n+16]) = *t
+	w.Buf = w.Buf[:n+int(t[15])]
 	w.Tokens++
 }
+
+// xyzLen is the length of every " <xyz-DDD>" token.
+const xyzLen = len(" <xyz-000>")
+
+// PutXYZ3 appends the first k (1..3) of the tokens XYZ16(a), XYZ16(b) and
+// XYZ16(c), writing all three (they are all xyzLen bytes) and keeping k,
+// so that the count costs no branch.
+func (w *Writer) PutXYZ3(a, b, c, k int) {
+	n := len(w.Buf)
+	if cap(w.Buf)-n < 2*xyzLen+16 {
+		w.Buf = slices.Grow(w.Buf, 2*xyzLen+16)
+	}
+	buf := w.Buf[n : n+2*xyzLen+16]
+	*(*Tok16)(buf[0:16]) = xyz16[a]
+	*(*Tok16)(buf[xyzLen : xyzLen+16]) = xyz16[b]
+	*(*Tok16)(buf[2*xyzLen : 2*xyzLen+16]) = xyz16[c]
+	if uint(k-1) > 2 {
+		panic("coordfront: PutXYZ3 keeps 1 to 3 tokens")
+	}
+	w.Buf = w.Buf[:n+k*xyzLen]
+	w.Tokens += k
+}
+
+// Position16 is " <p{i}>" as a Tok16 (for Writer.Put).
+func Position16(i int) *Tok16 {
+	if uint(i) < uint(len(position16)) {
+		return &position16[i]
+	}
+	return position16Slow(i)
+}
+
+func position16Slow(i int) *Tok16 {
+	t := MakeTok16(" " + PositionToken(i))
+	return &t
+}
+
+// Atom16 is atom i's token, e.g. " <CA>", as a Tok16 (for Writer.Put).
+func (a *Atoms) Atom16(i int) *Tok16 { return &vocab16[a.Vocab[i]] }

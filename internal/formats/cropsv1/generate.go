@@ -99,9 +99,7 @@ type Generator struct {
 	front      coordfront.Scratch
 	pick       picker
 	trueCell   []int32
-	cellSpan   map[int32][2]int32 // true cell -> its run of order
-	packed     []uint64
-	order      []int32
+	cells      cellIndex
 	shown      map[int32]int
 	shownOrder []int32
 	frontier   []int32
@@ -109,6 +107,8 @@ type Generator struct {
 	counts     []float64
 	nbs        [][3]int
 	approx     coordfront.ApproxCache
+	picks      []int32   // pass 1's atoms
+	xs, us, zs []float64 // pass 1's Gaussian pairs and values
 }
 
 // Generate is the package's Generate, reusing g's memory.
@@ -147,8 +147,8 @@ func tenths(v float64) int {
 
 // boxTokens are the two tokens naming box (cx, cy, cz) exactly.
 func boxTokens(w *coordfront.Writer, b [3]int) {
-	w.Sp(coordfront.XYZSp(b[0]/10, b[1]/10, b[2]/10))
-	w.Sp(coordfront.XYZSp(b[0]%10, b[1]%10, b[2]%10))
+	w.Put(coordfront.XYZ16(100*(b[0]/10) + 10*(b[1]/10) + b[2]/10))
+	w.Put(coordfront.XYZ16(100*(b[0]%10) + 10*(b[1]%10) + b[2]%10))
 }
 
 // Metadata is the reference's metadata_row without the document, the

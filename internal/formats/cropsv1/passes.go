@@ -12,6 +12,11 @@ import (
 // atom drawn with weight 1/(1 + draws of its residue so far) (one random()
 // against the sequential prefix sums), three Gaussians(Pass1Sigma), and the
 // noised point's box. It returns the tokens used.
+//
+// Which draws happen never depends on a Gaussian's value, so the loop only
+// takes the draws; the values are then computed in one batch with the
+// approximate log, sin and cos (pyrandom.GaussPairsApprox), and each one
+// whose rounding the approximation could change is recomputed exactly.
 func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfront.Writer, d *Document) int {
 	m := len(f.Placed)
 	if m == 0 {
@@ -19,23 +24,51 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfro
 	}
 	pick := &g.pick
 	pick.reset(f.Atoms.Res, f.L)
-	tol := noiseTol(cfg.Pass1Sigma)
+	// the pairs of draws (x, u) of the Gaussian stream: value v of the
+	// pass is pair (z0+v)/2's cos (even) or sin (odd) value, where z0 is 1
+	// when the pass starts with gauss()'s cached value
+	picks, xs, us := g.picks[:0], g.xs[:0], g.us[:0]
+	defer func() { g.picks, g.xs, g.us = picks, xs, us }()
+	z0 := 0
+	if dr, ok := f.Normals.Cached(); ok {
+		xs, us, z0 = append(xs, dr.X), append(us, dr.U), 1
+	}
 	used := 0
 	for used+pass1Mention <= cap1 {
 		idx := pick.draw(f.Rand)
-		p := f.Placed[idx]
+		for range 3 {
+			if dr := f.Normals.Next(); !dr.Second {
+				xs, us = append(xs, dr.X), append(us, dr.U)
+			}
+		}
+		picks = append(picks, int32(idx))
+		used += pass1Mention
+		pick.count(int(f.Atoms.Res[idx]))
+	}
+	zs := grow(g.zs, 2*len(xs))
+	g.zs = zs
+	pyrandom.GaussPairsApprox(xs, us, zs)
+	sigma, tol := cfg.Pass1Sigma, noiseTol(cfg.Pass1Sigma)
+	w.Reserve(pass1Mention * len(picks))
+	for k, idx := range picks {
+		p := &f.Placed[idx]
 		var b [3]int
 		for j := range 3 {
-			b[j] = noisedTenths(p[j], cfg.Pass1Sigma, tol, f.Normals.Next(), &g.approx) / 100
+			zi := z0 + 3*k + j
+			v := p[j] + float64(0.0+float64(zs[zi]*sigma))
+			r, ok := coordfront.RoundSafe(float64(min(999.9, max(0.0, v))*10), tol)
+			if !ok {
+				exact := coordfront.Draw{X: xs[zi/2], U: us[zi/2], Second: zi&1 == 1}.Exact()
+				v = p[j] + float64(0.0+float64(exact*sigma))
+				r = math.RoundToEven(float64(min(999.9, max(0.0, v)) * 10))
+			}
+			b[j] = int(r) / 100
 		}
-		res := int(f.Atoms.Res[idx])
-		w.Sp(coordfront.PositionSp(f.Pos(res)))
-		w.Sp(f.Atoms.Sp[idx])
+		w.Put(coordfront.Position16(f.Pos(int(f.Atoms.Res[idx]))))
+		w.Put(f.Atoms.Atom16(int(idx)))
 		boxTokens(w, b)
-		used += pass1Mention
-		pick.count(res)
-		d.NumPass1Mentions++
 	}
+	d.NumPass1Mentions = len(picks)
 	return used
 }
 
@@ -50,12 +83,12 @@ func noiseTol(sigma float64) float64 { return 10 * pyrandom.GaussApproxBound(100
 // the rounding.
 func noisedTenths(p, sigma, tol float64, d coordfront.Draw, c *coordfront.ApproxCache) int {
 	v := p + float64(0.0+float64(c.Approx(d)*sigma))
-	x := float64(min(999.9, max(0.0, v)) * 10)
-	if !coordfront.RoundIsSafe(x, tol) {
+	r, ok := coordfront.RoundSafe(float64(min(999.9, max(0.0, v))*10), tol)
+	if !ok {
 		v = p + float64(0.0+float64(d.Exact()*sigma))
-		x = float64(min(999.9, max(0.0, v)) * 10)
+		r = math.RoundToEven(float64(min(999.9, max(0.0, v)) * 10))
 	}
-	return int(math.RoundToEven(x))
+	return int(r)
 }
 
 // boxKey orders boxes as Python orders their (x, y, z) tuples.
@@ -98,37 +131,11 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 	}
 	trueCell := grow(g.trueCell, m)
 	g.trueCell = trueCell
-	if g.cellSpan == nil {
-		g.cellSpan, g.shown = map[int32][2]int32{}, map[int32]int{}
+	if g.shown == nil {
+		g.shown = map[int32]int{}
 	}
-	// the atoms of each true cell, in increasing atom order: (cell, atom)
-	// pairs sorted, and each cell's run of them
-	packed := grow(g.packed, m)
-	g.packed = packed
-	for i, p := range f.Placed {
-		k := boxKey([3]int{cell(p[0]), cell(p[1]), cell(p[2])})
-		trueCell[i] = k
-		packed[i] = uint64(k)<<32 | uint64(i)
-	}
-	slices.Sort(packed)
-	order := grow(g.order, m)
-	g.order = order
-	cellSpan := g.cellSpan
-	clear(cellSpan) // only true cells are keys ("occupied")
-	for i := 0; i < m; {
-		k, j := int32(packed[i]>>32), i
-		for ; j < m && int32(packed[j]>>32) == k; j++ {
-			order[j] = int32(uint32(packed[j]))
-		}
-		cellSpan[k] = [2]int32{int32(i), int32(j)}
-		i = j
-	}
-	cellAtoms := func(k int32) []int32 {
-		if s, ok := cellSpan[k]; ok {
-			return order[s[0]:s[1]]
-		}
-		return nil
-	}
+	cells := &g.cells
+	cells.build(f.Placed, trueCell)
 	frontier := g.frontier[:0] // sorted
 	shown := g.shown
 	clear(shown)
@@ -217,11 +224,11 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 			}
 			included = append(included, member{ai, n})
 		}
-		for _, ai := range cellAtoms(box) {
+		for _, ai := range cells.atoms(bb) {
 			consider(ai)
 		}
 		for _, nb := range nbs {
-			for _, ai := range cellAtoms(boxKey(nb)) {
+			for _, ai := range cells.atoms(nb) {
 				consider(ai)
 			}
 		}
@@ -234,10 +241,10 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				break
 			}
 			n := in.n
-			w.Sp(coordfront.PositionSp(f.Pos(int(f.Atoms.Res[in.atom]))))
-			w.Sp(f.Atoms.Sp[in.atom])
-			w.Sp(coordfront.XYZSp(n[0]/10%10, n[1]/10%10, n[2]/10%10))
-			w.Sp(coordfront.XYZSp(n[0]%10, n[1]%10, n[2]%10))
+			w.Put(coordfront.Position16(f.Pos(int(f.Atoms.Res[in.atom]))))
+			w.Put(f.Atoms.Atom16(int(in.atom)))
+			w.Put(coordfront.XYZ16(100*(n[0]/10%10) + 10*(n[1]/10%10) + n[2]/10%10))
+			w.Put(coordfront.XYZ16(100*(n[0]%10) + 10*(n[1]%10) + n[2]%10))
 			used += cropAtom
 			emitted++
 		}
@@ -253,7 +260,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 		if i, ok := slices.BinarySearch(frontier, box); ok {
 			frontier = slices.Delete(frontier, i, i+1)
 		}
-		if _, occupied := cellSpan[box]; occupied {
+		if occupied := len(cells.atoms(bb)) > 0; occupied {
 			for _, nb := range nbs {
 				k := boxKey(nb)
 				if _, seen := shown[k]; seen {

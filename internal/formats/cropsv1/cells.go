@@ -1,0 +1,75 @@
+package cropsv1
+
+// cellIndex lists the atoms of each true cell (the box of an atom's placed
+// coordinates) in increasing atom order, over the dense block of boxes
+// between the smallest and the largest true cell on each axis: a counting
+// sort of the atoms by box, stable, so that each box's atoms keep their
+// order. A box outside the block holds no atom.
+type cellIndex struct {
+	lo, n [3]int  // the block's first box and its size on each axis
+	start []int32 // box (block index) -> its first position in order; one more entry at the end
+	order []int32 // the atoms, by box
+	idx   []int32 // atom -> its box's block index
+}
+
+// build indexes the atoms placed at coords, setting trueCell[i] to atom
+// i's box key (boxKey).
+func (c *cellIndex) build(coords [][3]float64, trueCell []int32) {
+	m := len(coords)
+	var lo, hi [3]int
+	for i, p := range coords {
+		b := [3]int{cell(p[0]), cell(p[1]), cell(p[2])}
+		trueCell[i] = boxKey(b)
+		for j := range 3 {
+			if i == 0 || b[j] < lo[j] {
+				lo[j] = b[j]
+			}
+			if i == 0 || b[j] > hi[j] {
+				hi[j] = b[j]
+			}
+		}
+	}
+	for j := range 3 {
+		c.lo[j], c.n[j] = lo[j], hi[j]-lo[j]+1
+	}
+	if m == 0 {
+		c.n = [3]int{}
+	}
+	size := c.n[0] * c.n[1] * c.n[2] // at most grid^3
+	c.start = grow(c.start, size+1)
+	clear(c.start)
+	c.order, c.idx = grow(c.order, m), grow(c.idx, m)
+	for i, k := range trueCell {
+		b := int32(c.index(keyBox(k)))
+		c.idx[i] = b
+		c.start[b+1]++
+	}
+	for i := range size {
+		c.start[i+1] += c.start[i]
+	}
+	// place each atom at its box's next free slot (start[b] counts up,
+	// then is restored from its neighbour's end)
+	for i, b := range c.idx {
+		c.order[c.start[b]] = int32(i)
+		c.start[b]++
+	}
+	for b := size; b > 0; b-- {
+		c.start[b] = c.start[b-1]
+	}
+	c.start[0] = 0
+}
+
+// index is box b's block index; b must lie in the block.
+func (c *cellIndex) index(b [3]int) int {
+	return ((b[0]-c.lo[0])*c.n[1]+(b[1]-c.lo[1]))*c.n[2] + (b[2] - c.lo[2])
+}
+
+// atoms are the atoms whose true cell is box b, in increasing order.
+func (c *cellIndex) atoms(b [3]int) []int32 {
+	x, y, z := b[0]-c.lo[0], b[1]-c.lo[1], b[2]-c.lo[2]
+	if uint(x) >= uint(c.n[0]) || uint(y) >= uint(c.n[1]) || uint(z) >= uint(c.n[2]) {
+		return nil
+	}
+	i := (x*c.n[1]+y)*c.n[2] + z
+	return c.order[c.start[i]:c.start[i+1]]
+}
