@@ -93,8 +93,10 @@ func (r *inspectReader) file(path string) inspectResult {
 		}
 		res.Chains = append(res.Chains, inspectChain{Name: c.Name, NPolymer: len(poly), NAtoms: atoms, Sequence: string(seq), NResidues: len(c.Residues)})
 	}
-	pc := m.PrincipalChain()
-	poly := pc.Polymer()
+	var poly []structure.Residue
+	if pc := m.PrincipalChain(); pc != nil { // nil: a model without chains (a PDB file without atoms)
+		poly = pc.Polymer()
+	}
 	var sum float64
 	cnt := 0
 	for k := range poly {
