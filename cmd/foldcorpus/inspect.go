@@ -229,6 +229,11 @@ func appendJSONFloat(dst []byte, v float64) ([]byte, error) {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return dst, fmt.Errorf("json: unsupported value: %v", v)
 	}
+	if v >= 1 && v < 1<<53 && v == math.Trunc(v) {
+		// an integer (the contacts' residue numbers): its digits are
+		// the shortest form, as AppendFloat would find
+		return strconv.AppendInt(dst, int64(v), 10), nil
+	}
 	abs := math.Abs(v)
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		b, _ := json.Marshal(v) // exponent form: encoding/json's own

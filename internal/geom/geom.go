@@ -170,7 +170,7 @@ func cells(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 			fill[c]++
 		}
 	}
-	var out []Pair
+	out := make([]Pair, 0, 4*nFinite) // protein residues at 8 Å: 2-4 pairs each
 	limit := sqLimit(cutoff)
 	for i, p := range pts {
 		c := int(cellOf[i])
