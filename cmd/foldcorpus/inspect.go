@@ -93,8 +93,10 @@ func (r *inspectReader) file(path string) inspectResult {
 		}
 		res.Chains = append(res.Chains, inspectChain{Name: c.Name, NPolymer: len(poly), NAtoms: atoms, Sequence: string(seq), NResidues: len(c.Residues)})
 	}
-	pc := m.PrincipalChain()
-	poly := pc.Polymer()
+	var poly []structure.Residue
+	if pc := m.PrincipalChain(); pc != nil { // nil: a model without chains (a PDB file without atoms)
+		poly = pc.Polymer()
+	}
 	var sum float64
 	cnt := 0
 	for k := range poly {
@@ -226,6 +228,11 @@ func appendInspectJSON(dst []byte, r inspectResult) ([]byte, error) {
 func appendJSONFloat(dst []byte, v float64) ([]byte, error) {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return dst, fmt.Errorf("json: unsupported value: %v", v)
+	}
+	if v >= 1 && v < 1<<53 && v == math.Trunc(v) {
+		// an integer (the contacts' residue numbers): its digits are
+		// the shortest form, as AppendFloat would find
+		return strconv.AppendInt(dst, int64(v), 10), nil
 	}
 	abs := math.Abs(v)
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {

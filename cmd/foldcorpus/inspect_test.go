@@ -63,7 +63,8 @@ func TestAppendInspectJSONMatchesEncodingJSON(t *testing.T) {
 	for _, f := range files[:min(5, len(files))] {
 		results = append(results, inspectFile(f))
 	}
-	odd := [][3]float64{{0, 1, 1e-7}, {2, 3, 1e21}, {4, 5, 123456789.125}, {6, 7, -0.5}, {8, 9, 7.999999999999999}, {10, 11, 1e-6}, {12, 13, 0}}
+	odd := [][3]float64{{0, 1, 1e-7}, {2, 3, 1e21}, {4, 5, 123456789.125}, {6, 7, -0.5}, {8, 9, 7.999999999999999}, {10, 11, 1e-6}, {12, 13, 0},
+		{1, 1<<53 - 1, 1200}, {1 << 53, 1e15, 0.9999999999999999}, {-3, 2.5, 1e20}, {1e21 - 1<<17, 123456, 1.5}}
 	n := len(odd)
 	results = append(results, inspectResult{File: "odd.cif", NContacts: &n, Contacts: &odd}, inspectResult{File: "bad.cif", Error: "bad <&>"})
 	for _, r := range results {

@@ -211,3 +211,27 @@ func TestRunPDB(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectPDBWithoutAtoms: a PDB-format file without atom records (a
+// header, as gemmi's write_pdb writes a structure without models) reads as
+// one empty model, as gemmi reads it; inspect reports it without chains,
+// pLDDT or contacts (it used to panic on the missing principal chain).
+func TestInspectPDBWithoutAtoms(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "empty.pdb")
+	text := "HEADER                                                        0RED              \n" +
+		"CRYST1    1.000    1.000    1.000  90.00  90.00  90.00 P 1                      \nEND\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := inspectFile(p)
+	if r.Error != "" || r.NModels == nil || *r.NModels != 1 || len(r.Chains) != 0 || r.PLDDTMean != nil || r.NContacts == nil || *r.NContacts != 0 {
+		t.Fatalf("got %+v, want one model, no chains, no pLDDT, 0 contacts", r)
+	}
+	b, err := appendInspectJSON(nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"file":"` + p + `","entry_id":"empty","n_models":1,"n_contacts":0,"contacts":[]}` + "\n"; string(b) != want {
+		t.Fatalf("got %s, want %s", b, want)
+	}
+}

@@ -52,6 +52,33 @@ func Pairs(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 	return cells(pts, cutoff, keep)
 }
 
+// within is Dist(a, b) <= cutoff, with d = Dist(a, b): the square root is
+// taken only for pairs whose squared distance is not above limit
+// (sqLimit(cutoff)), so farther pairs cost three products.
+func within(a, b Vec3, cutoff, limit float64) (d float64, ok bool) {
+	dx := a[0] - b[0]
+	dy := a[1] - b[1]
+	dz := a[2] - b[2]
+	d2 := dx*dx + dy*dy + dz*dz
+	if d2 > limit {
+		return 0, false
+	}
+	d = math.Sqrt(d2)
+	return d, d <= cutoff
+}
+
+// sqLimit is a squared distance above which Dist is surely above cutoff:
+// cutoff² with a relative margin far wider than the rounding of d2 and of
+// the square root (a few ulps), so the exact test d <= cutoff decides every
+// pair near the cutoff; no limit for a cutoff whose square would lose its
+// relative precision (subnormal).
+func sqLimit(cutoff float64) float64 {
+	if cutoff < 1e-100 {
+		return math.Inf(1)
+	}
+	return cutoff * cutoff * (1 + 1e-9)
+}
+
 func finite(p Vec3) bool {
 	for _, v := range p {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -63,6 +90,7 @@ func finite(p Vec3) bool {
 
 func brute(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 	var out []Pair
+	limit := sqLimit(cutoff)
 	for i := range pts {
 		if !finite(pts[i]) {
 			continue
@@ -71,8 +99,7 @@ func brute(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 			if !finite(pts[j]) {
 				continue
 			}
-			d := Dist(pts[i], pts[j])
-			if d <= cutoff && (keep == nil || keep(i, j)) {
+			if d, ok := within(pts[i], pts[j], cutoff, limit); ok && (keep == nil || keep(i, j)) {
 				out = append(out, Pair{I: i, J: j, D: d})
 			}
 		}
@@ -143,7 +170,8 @@ func cells(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 			fill[c]++
 		}
 	}
-	var out []Pair
+	out := make([]Pair, 0, 4*nFinite) // protein residues at 8 Å: 2-4 pairs each
+	limit := sqLimit(cutoff)
 	for i, p := range pts {
 		c := int(cellOf[i])
 		if c < 0 {
@@ -163,8 +191,7 @@ func cells(pts []Vec3, cutoff float64, keep func(i, j int) bool) []Pair {
 					if j <= i {
 						continue
 					}
-					d := Dist(p, pts[j])
-					if d <= cutoff && (keep == nil || keep(i, j)) {
+					if d, ok := within(p, pts[j], cutoff, limit); ok && (keep == nil || keep(i, j)) {
 						out = append(out, Pair{I: i, J: j, D: d})
 					}
 				}
@@ -205,6 +232,7 @@ func sparseCells(pts []Vec3, side, cutoff float64, keep func(i, j int) bool) []P
 		cellOf[k] = append(cellOf[k], int32(i))
 	}
 	var out []Pair
+	limit := sqLimit(cutoff)
 	for i, p := range pts {
 		if !finite(p) {
 			continue
@@ -222,8 +250,7 @@ func sparseCells(pts []Vec3, side, cutoff float64, keep func(i, j int) bool) []P
 						if j <= i {
 							continue
 						}
-						d := Dist(p, pts[j])
-						if d <= cutoff && (keep == nil || keep(i, j)) {
+						if d, ok := within(p, pts[j], cutoff, limit); ok && (keep == nil || keep(i, j)) {
 							out = append(out, Pair{I: i, J: j, D: d})
 						}
 					}

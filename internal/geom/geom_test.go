@@ -121,3 +121,42 @@ func BenchmarkPairs10k(b *testing.B) {
 		Pairs(pts, 8, nil)
 	}
 }
+
+// TestPairsSquaredPrefilterExact: the squared-distance prefilter (within)
+// keeps exactly the pairs Dist(a, b) <= cutoff keeps, for points placed a
+// few ulps either side of the cutoff, at cutoffs from tiny squares to
+// squares that overflow, through both the brute-force and cell paths.
+func TestPairsSquaredPrefilterExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, cutoff := range []float64{1e-160, 1e-150, 1e-120, 1e-50, 0.3, 8, 8.0000001, 1e50, 1e150} {
+		for _, n := range []int{40, 400} { // brute force, cells
+			pts := make([]Vec3, 0, n)
+			for len(pts) < n {
+				a := Vec3{r.NormFloat64() * cutoff, r.NormFloat64() * cutoff, r.NormFloat64() * cutoff}
+				u := Vec3{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
+				norm := math.Sqrt(u[0]*u[0] + u[1]*u[1] + u[2]*u[2])
+				d := cutoff * (1 + float64(r.IntN(9)-4)*0x1p-52)
+				b := Vec3{a[0] + u[0]/norm*d, a[1] + u[1]/norm*d, a[2] + u[2]/norm*d}
+				pts = append(pts, a, b)
+			}
+			var want []Pair
+			for i := range pts {
+				for j := i + 1; j < len(pts); j++ {
+					if d := Dist(pts[i], pts[j]); d <= cutoff {
+						want = append(want, Pair{I: i, J: j, D: d})
+					}
+				}
+			}
+			got := Pairs(pts, cutoff, nil)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("cutoff %g, %d points: %d pairs, Dist <= cutoff keeps %d", cutoff, n, len(got), len(want))
+			}
+			if len(want) == 0 {
+				t.Fatalf("cutoff %g: no pairs: not a test of the cutoff", cutoff)
+			}
+			if len(want) == len(pts)*(len(pts)-1)/2 {
+				t.Fatalf("cutoff %g: every pair kept: not a test of the cutoff", cutoff)
+			}
+		}
+	}
+}

@@ -46,7 +46,8 @@ func TestGemmiDifferential(t *testing.T) {
 // missing elements, TER placement, hybrid-36, segments, MD-style models,
 // malformed records gemmi refuses), and each generated mmCIF case written
 // as PDB by gemmi's write_pdb (random TER and SEQRES options). Each file
-// must read as gemmi reads it, or fail where gemmi fails.
+// must read as gemmi reads it, or fail where gemmi fails, and read the
+// same with the reader's fast path and with its general code alone.
 func TestGemmiDifferentialPDB(t *testing.T) {
 	g := gemmitest.New(t)
 	for _, f := range []struct {
@@ -58,6 +59,7 @@ func TestGemmiDifferentialPDB(t *testing.T) {
 			refused := 0
 			defer func() { t.Logf("%d files refused by both readers", refused) }()
 			gemmitest.Run(t, g, c, func(p string, data []byte, r gemmitest.Reading) []string {
+				mmcif.CheckFastMatchesGeneral(t, p, data)
 				st, err := mmcif.ReadFile(p)
 				switch {
 				case err != nil && r.Error != "":

@@ -61,11 +61,16 @@ type pdbReader struct {
 	spare   []structure.Atom
 
 	buf       [121]byte         // gemmi's line buffer (see scan)
+	bufAt     int               // data before this offset is in buf (the fast path fills buf lazily)
 	names     map[uint32]string // atom names by their four columns
 	nameCache [256]nameEntry    // a direct-mapped cache in front of names
+	nameElems map[uint64]nameElem
+	neCache   [256]nameElemEntry // a direct-mapped cache in front of nameElems
+
+	noFast bool // read every line with the general code (tests)
 
 	keyRes    [10]byte // columns 18-27 of the last atom line (residue key)
-	keySeg    [4]byte  // and its columns 73-76
+	keySeg    [4]byte  // and its columns 73-76 (keySegLen of them)
 	keySegLen int
 	keyOK     bool
 
@@ -75,7 +80,8 @@ type pdbReader struct {
 }
 
 var pdbReaders = sync.Pool{New: func() any {
-	return &pdbReader{resmap: map[pdbKey]int32{}, intern: map[string]string{}, seen: map[chainKey]int{}, names: map[uint32]string{}}
+	return &pdbReader{resmap: map[pdbKey]int32{}, intern: map[string]string{}, seen: map[chainKey]int{}, names: map[uint32]string{},
+		nameElems: map[uint64]nameElem{}}
 }}
 
 func (p *pdbReader) in(s []byte) string {
@@ -106,6 +112,10 @@ func (p *pdbReader) release() {
 		p.names = map[uint32]string{}
 		p.nameCache = [256]nameEntry{}
 	}
+	if len(p.nameElems) > maxInterned {
+		p.nameElems = map[uint64]nameElem{}
+		p.neCache = [256]nameElemEntry{}
+	}
 	pdbReaders.Put(p)
 }
 
@@ -135,13 +145,14 @@ var (
 	recJSON   = rec("{\"da")
 )
 
-// readPDB reads PDB-format data into st, reusing arr (see ReadInto).
-func readPDB(st *structure.Structure, data []byte, arr arrays) error {
+// readPDB reads PDB-format data into st, reusing arr (see ReadInto);
+// noFast reads every line with the general code (see pdbfast.go).
+func readPDB(st *structure.Structure, data []byte, arr arrays, noFast bool) error {
 	p := pdbReaders.Get().(*pdbReader)
 	defer p.release()
 	p.curModel, p.curPart, p.curRes = -1, -1, -1
 	p.afterTer, p.anisoSet, p.keyOK = false, false, false
-	p.buf = [121]byte{}
+	p.buf, p.bufAt, p.noFast = [121]byte{}, 0, noFast
 	p.atoms = arr.atoms[:0]
 	if est := len(data)/81 + 16; cap(p.atoms) < est {
 		p.atoms = make([]structure.Atom, 0, est)
@@ -179,17 +190,24 @@ func (p *pdbReader) scan(data []byte) error {
 		pos = next
 		// gemmi's line buffer: this line over the earlier ones, then NUL;
 		// the few fields gemmi reads past a short line's end (MODEL's
-		// number, ANISOU's U11) come from what earlier lines left there
-		p.buf[copy(p.buf[:120], l)] = 0
-		buf := pdbLine(p.buf[:])
+		// number, ANISOU's U11) come from what earlier lines left there.
+		// The fast path copies lines into it only when such a field is
+		// read (lineBuf).
+		if p.noFast {
+			p.buf[copy(p.buf[:120], l)] = 0
+		}
 		var err error
 		switch id := l.alpha4(); {
 		case id == recATOM || id == recHETATM:
-			err = p.atom(l)
+			if !p.noFast && len(l) > 80 {
+				err = p.atomFast(l)
+			} else {
+				err = p.atom(l)
+			}
 		case id == recANISOU:
-			err = p.aniso(buf)
+			err = p.aniso(p.lineBuf(data, l, next, 35))
 		case id == recMODEL:
-			err = p.model(buf)
+			err = p.model(p.lineBuf(data, l, next, 14))
 		case id == recENDMDL:
 			p.curModel, p.curPart = -1, -1
 		case l.isRecord3(recTER):
@@ -198,7 +216,7 @@ func (p *pdbReader) scan(data []byte) error {
 			return nil
 		case id == recData && l.at(4) == '_' && p.curModel < 0:
 			err = fmt.Errorf("incorrect file format (perhaps it is cif not pdb?)")
-		case id == recJSON && buf.alpha3(4) == alpha3("ta_") && p.curModel < 0:
+		case id == recJSON && p.lineBuf(data, l, next, 7).alpha3(4) == alpha3("ta_") && p.curModel < 0:
 			err = fmt.Errorf("incorrect file format (perhaps it is mmJSON not pdb?)")
 		}
 		if err != nil {
@@ -310,13 +328,18 @@ func (p *pdbReader) addAtom(l pdbLine) error {
 		a.B = float32(l.double(60, 6))
 	}
 	if len(l) > 78 && !readCharge(l.at(78), l.at(79)) {
-		return fmt.Errorf("wrong format for charge: %q", []byte{l.at(78), l.at(79)})
+		return errCharge(l.at(78), l.at(79))
 	}
 	p.atoms = append(p.atoms, a)
 	p.atomRes = append(p.atomRes, int32(p.curRes))
 	p.res[p.curRes].nAtoms++
 	p.anisoSet = false
 	return nil
+}
+
+// errCharge is gemmi's error for a charge field it cannot read.
+func errCharge(c0, c1 byte) error {
+	return fmt.Errorf("wrong format for charge: %q", []byte{c0, c1})
 }
 
 // atomName is the atom name (columns 13-16, trimmed), interned by the

@@ -94,7 +94,7 @@ func readInto(st *structure.Structure, data []byte, noFast bool) (info Info, err
 	switch detectFormat(data) {
 	case formatPDB:
 		info.PDB = true
-		return info, derrors.Permanent(readPDB(st, data, arr))
+		return info, derrors.Permanent(readPDB(st, data, arr, noFast))
 	case formatJSON:
 		return info, derrors.Permanent(fmt.Errorf("%w: mmJSON is not read", ErrUnknownFormat))
 	case formatUnknown:

@@ -1,7 +1,7 @@
 package structure
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/foldcorpus/foldcorpus/internal/geom"
 )
@@ -110,12 +110,17 @@ func Contacts(residues []Residue, cutoff float64, minSep int) (contacts []Contac
 		}
 		contacts = append(contacts, Contact{I: a, J: b, D: p.D})
 	}
-	sort.SliceStable(contacts, func(x, y int) bool {
-		if contacts[x].I != contacts[y].I {
-			return contacts[x].I < contacts[y].I
+	// Pairs come sorted by point index, and the numbers rise with it except
+	// where alternative residues share one: sort (stably) only then
+	byIJ := func(x, y Contact) int {
+		if x.I != y.I {
+			return x.I - y.I
 		}
-		return contacts[x].J < contacts[y].J
-	})
+		return x.J - y.J
+	}
+	if !slices.IsSortedFunc(contacts, byIJ) {
+		slices.SortStableFunc(contacts, byIJ)
+	}
 	return contacts, skipped
 }
 
