@@ -46,51 +46,39 @@ func pairwiseSum(a []float64) float64 {
 
 // survivors is the contact view of the surviving rotamers.
 type survivors struct {
-	w       []float64 // weight of each surviving rotamer, position-major
-	posRot  []int32   // survivors of position i: w[posRot[i]:posRot[i+1]]
-	atoms   []vec     // contact atoms, rotamer-major, placement order
-	atomRot []int32   // the surviving rotamer of each contact atom
-	atomPos []int32
-	posAtom []int32 // contact atoms of position i: atoms[posAtom[i]:posAtom[i+1]]
-	sum     []float64
+	w      []float64 // weight of each surviving rotamer, position-major
+	posRot []int32   // survivors of position i: w[posRot[i]:posRot[i+1]]
+	atoms  []vec     // contact atoms, rotamer-major, placement order
+	rat    []int32   // contact atoms of survivor r: atoms[rat[r]:rat[r+1]]
+	rbox   []box     // the box of each survivor's contact atoms
+	sum    []float64 // per position, the pairwise sum of its weights
 }
 
-func (ws *workspace) survivors(npos int) *survivors {
-	pl, s := &ws.pl, &ws.sv
-	nw, na := 0, 0
-	for _, r := range pl.rots {
-		if !r.pruned {
-			nw++
-			na += r.t.nContact
-		}
-	}
-	s.w = resize(s.w, nw, false)[:0]
-	s.atoms = resize(s.atoms, na, false)[:0]
-	s.atomRot = resize(s.atomRot, na, false)[:0]
-	s.atomPos = resize(s.atomPos, na, false)[:0]
+func (s *survivors) reset(npos int) {
+	s.w, s.atoms, s.rbox = s.w[:0], s.atoms[:0], s.rbox[:0]
 	s.posRot = append(s.posRot[:0], 0)
-	s.posAtom = append(s.posAtom[:0], 0)
-	s.sum = resize(s.sum, npos, false)
-	for i := 0; i < npos; i++ {
-		for _, r := range pl.rots[pl.posRot[i]:pl.posRot[i+1]] {
-			if r.pruned {
-				continue
-			}
-			ri := int32(len(s.w))
-			s.w = append(s.w, r.w)
-			for k, c := range r.t.contact {
-				if c {
-					s.atoms = append(s.atoms, pl.atoms[int(r.atom0)+k])
-					s.atomRot = append(s.atomRot, ri)
-					s.atomPos = append(s.atomPos, int32(i))
-				}
-			}
+	s.rat = append(s.rat[:0], 0)
+	s.sum = s.sum[:0]
+}
+
+// add appends a survivor of template t with weight w and atoms at.
+func (s *survivors) add(w float64, t *template, at []vec) {
+	s.w = append(s.w, w)
+	b := emptyBox()
+	for k, c := range t.contact {
+		if c {
+			s.atoms = append(s.atoms, at[k])
+			b.add(at[k])
 		}
-		s.posRot = append(s.posRot, int32(len(s.w)))
-		s.posAtom = append(s.posAtom, int32(len(s.atoms)))
-		s.sum[i] = pairwiseSum(s.w[s.posRot[i]:s.posRot[i+1]])
 	}
-	return s
+	s.rat = append(s.rat, int32(len(s.atoms)))
+	s.rbox = append(s.rbox, b)
+}
+
+// endPosition closes the current position's survivors.
+func (s *survivors) endPosition() {
+	s.sum = append(s.sum, pairwiseSum(s.w[s.posRot[len(s.posRot)-1]:]))
+	s.posRot = append(s.posRot, int32(len(s.w)))
 }
 
 // box is an axis-aligned bounding box; empty when lo > hi.
@@ -159,41 +147,18 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 	s := &ws.sv
 	c2, d2 := cutoff*cutoff, dcut*dcut
 	cp := resize(ws.cp, len(s.w), true)
-	rbox := resize(ws.rbox, len(s.w), false)
-	rat := resize(ws.rat, len(s.w)+1, false) // contact atoms of survivor r: rat[r]:rat[r+1]
+	rbox, rat := s.rbox, s.rat
 	pbox := resize(ws.pbox, len(pos), false)
 	firsts := ws.firsts[:0]
 	var cas []vec
 	var caPos []int32
-	defer func() { ws.cp, ws.rbox, ws.rat, ws.pbox, ws.firsts = cp, rbox, rat, pbox, firsts }()
-	r := int32(0)
-	for a := range s.atoms {
-		for r < s.atomRot[a] {
-			r++
-			rat[r] = int32(a)
-		}
-		if a == 0 {
-			rat[0] = 0
-		}
-	}
-	for r < int32(len(s.w)) {
-		r++
-		rat[r] = int32(len(s.atoms))
-	}
-	if len(s.atoms) == 0 {
-		clear(rat)
-	}
+	defer func() { ws.cp, ws.pbox, ws.firsts = cp, pbox, firsts }()
 	for i := range pos {
 		pbox[i] = emptyBox()
 		for r := s.posRot[i]; r < s.posRot[i+1]; r++ {
-			rb := emptyBox()
-			for a := rat[r]; a < rat[r+1]; a++ {
-				rb.add(s.atoms[a])
-			}
-			rbox[r] = rb
 			if rat[r] != rat[r+1] {
-				pbox[i].add(rb.lo)
-				pbox[i].add(rb.hi)
+				pbox[i].add(rbox[r].lo)
+				pbox[i].add(rbox[r].hi)
 			}
 		}
 		if pos[i].hasBB[bbCA] && s.posRot[i] != s.posRot[i+1] {

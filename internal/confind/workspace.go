@@ -10,21 +10,17 @@ type workspace struct {
 	sv      survivors
 	obst    []vec
 	obstPos []int32
+	obstTag []int32
 	grids   [2]grid
 	cells   []cellRange
-	status  []int8
 	// degrees
 	touched []int32
 	near    []int32
-	rbox    []box
 	rgrown  []box
 	pgrown  []box
 	pbox    []box
-	rat     []int32
 	firsts  []first
 	cp      []float64
-	jobs    []job
-	jobEnd  []int
 }
 
 var workspaces = sync.Pool{New: func() any { return new(workspace) }}
