@@ -126,7 +126,7 @@ func Confind(ctx context.Context, args []string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	type fileM struct {
-		res                        int
+		res                int
 		total, rots, degre []float64
 	}
 	per := make([]fileM, len(paths))

@@ -54,11 +54,15 @@ type survivors struct {
 	sum    []float64 // per position, the pairwise sum of its weights
 }
 
-func (s *survivors) reset(npos int) {
-	s.w, s.atoms, s.rbox = s.w[:0], s.atoms[:0], s.rbox[:0]
-	s.posRot = append(s.posRot[:0], 0)
-	s.rat = append(s.rat[:0], 0)
-	s.sum = s.sum[:0]
+// reset empties s for npos positions, at most nrot survivors and natom
+// contact atoms.
+func (s *survivors) reset(npos, nrot, natom int) {
+	s.w = resize(s.w, nrot, false)[:0]
+	s.rbox = resize(s.rbox, nrot, false)[:0]
+	s.atoms = resize(s.atoms, natom, false)[:0]
+	s.rat = append(resize(s.rat, nrot+1, false)[:0], 0)
+	s.posRot = append(resize(s.posRot, npos+1, false)[:0], 0)
+	s.sum = resize(s.sum, npos, false)[:0]
 }
 
 // add appends a survivor of template t with weight w and atoms at.
@@ -119,6 +123,21 @@ func (b *box) disjoint(o *box) bool {
 		b.lo[2] > o.hi[2] || o.lo[2] > b.hi[2]
 }
 
+// misses is disjoint with one branch (the six comparisons as integers),
+// for the many rotamer pairs of a position pair.
+func (b *box) misses(o *box) bool {
+	return lt(o.hi[0], b.lo[0])|lt(b.hi[0], o.lo[0])|lt(o.hi[1], b.lo[1])|lt(b.hi[1], o.lo[1])|lt(o.hi[2], b.lo[2])|lt(b.hi[2], o.lo[2]) != 0
+}
+
+// lt is a < b as 0 or 1 (a conditional move, not a branch).
+func lt(a, b float64) int {
+	r := 0
+	if a < b {
+		r = 1
+	}
+	return r
+}
+
 // apart reports whether the boxes are more than gap apart on an axis
 // (pyconfind's test: lo_i > hi_j + gap or lo_j > hi_i + gap).
 func (b *box) apart(o *box, gap float64) bool {
@@ -130,8 +149,9 @@ func (b *box) apart(o *box, gap float64) bool {
 	return false
 }
 
-// first is a contacting rotamer pair and its first contacting atom pair.
-type first struct{ a, b, ra, rb int32 }
+// first is the first contacting atom pair (a of ra, b of rb, indices
+// within the rotamers) of a contacting rotamer pair.
+type first struct{ a, b, rb int32 }
 
 // rotGap is the contact cutoff plus a margin for the rotamer-level box
 // test, which pyconfind does not make: it must never drop a contact.
@@ -142,7 +162,7 @@ const rotGap = 1e-9
 // and heavy-atom boxes within cutoff; atoms are in contact at distance <=
 // cutoff. Each contacting rotamer pair is added once, in the order of its
 // first contacting atom pair (atoms of i outer, atoms of j inner, as
-// pyconfind's loop), found here rotamer pair by rotamer pair with boxes.
+// pyconfind's loop), with rotamer boxes to skip pairs that cannot touch.
 func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, []float64) {
 	s := &ws.sv
 	c2, d2 := cutoff*cutoff, dcut*dcut
@@ -211,40 +231,46 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 				if rat[ra] == rat[ra+1] || rbox[ra].disjoint(&pgrown[j]) {
 					continue
 				}
+				// Each rotamer pair of j that touches ra, at its first
+				// contacting atom pair (a, b) in pyconfind's loop order;
+				// then added in that order.
 				firsts = firsts[:0]
+				wa := s.w[ra]
+				as := s.atoms[rat[ra]:rat[ra+1]]
 				for _, rb := range near {
 					bb := &rgrown[rb]
-					if rbox[ra].disjoint(bb) {
+					if rbox[ra].misses(bb) {
 						continue
 					}
+					bs := s.atoms[rat[rb]:rat[rb+1]]
 				scan:
-					for a := rat[ra]; a < rat[ra+1]; a++ {
-						x := &s.atoms[a]
+					for a, x := range as {
 						if x[0] < bb.lo[0] || x[0] > bb.hi[0] || x[1] < bb.lo[1] || x[1] > bb.hi[1] || x[2] < bb.lo[2] || x[2] > bb.hi[2] {
 							continue
 						}
-						for b := rat[rb]; b < rat[rb+1]; b++ {
-							if dist2(s.atoms[a], s.atoms[b]) <= c2 {
-								firsts = append(firsts, first{a, b, ra, rb})
+						for b := range bs {
+							if dist2(x, bs[b]) <= c2 {
+								firsts = append(firsts, first{int32(a), int32(b), rb})
 								break scan
 							}
 						}
 					}
 				}
-				// order by (a, b): few, nearly sorted (insertion sort)
+				// order by a (a contact of a later rb with the same a
+				// has a later b): few, nearly sorted (insertion sort)
 				for p := 1; p < len(firsts); p++ {
 					f := firsts[p]
 					q := p
-					for q > 0 && (firsts[q-1].a > f.a || firsts[q-1].a == f.a && firsts[q-1].b > f.b) {
+					for q > 0 && firsts[q-1].a > f.a {
 						firsts[q] = firsts[q-1]
 						q--
 					}
 					firsts[q] = f
 				}
 				for _, f := range firsts {
-					c = c + float64(s.w[f.ra]*s.w[f.rb])
-					cp[f.ra] += s.w[f.rb]
-					cp[f.rb] += s.w[f.ra]
+					c = c + float64(wa*s.w[f.rb])
+					cp[ra] += s.w[f.rb]
+					cp[f.rb] += wa
 				}
 			}
 			deg := c / float64(s.sum[i]*s.sum[j])

@@ -86,8 +86,11 @@ func (ws *workspace) rotamers(pos []Position, lib *Library, nativeOnly bool, cla
 	pl.percont = make([][]int32, len(pos))
 	pl.nPlaced = resize(pl.nPlaced, len(pos), true)
 	pl.survived = resize(pl.survived, len(pos), true)
-	s.reset(len(pos))
+	// The identities to place at each position, first, so that the
+	// survivors' memory is sized once (a pooled workspace may be new).
 	var one [1]string
+	jobs, jobEnd := ws.jobs[:0], resize(ws.jobEnd, len(pos), false)
+	nrot, natom := 0, 0
 	for i := range pos {
 		p := &pos[i]
 		ids := defaultIdentities
@@ -104,11 +107,29 @@ func (ws *workspace) rotamers(pos []Position, lib *Library, nativeOnly bool, cla
 			if !ok || !t.hasParents(p) {
 				continue
 			}
-			ws.rows(p, int32(i), t, idx, &pr)
-			pl.nPlaced[i] += len(idx)
+			jobs = append(jobs, job{t, idx})
+			nrot += len(idx)
+			natom += len(idx) * t.nContact
 		}
+		jobEnd[i] = len(jobs)
+	}
+	ws.jobs, ws.jobEnd = jobs, jobEnd
+	s.reset(len(pos), nrot, natom)
+	j0 := 0
+	for i := range pos {
+		for _, jb := range jobs[j0:jobEnd[i]] {
+			ws.rows(&pos[i], int32(i), jb.t, jb.idx, &pr)
+			pl.nPlaced[i] += len(jb.idx)
+		}
+		j0 = jobEnd[i]
 		s.endPosition()
 	}
+}
+
+// job is one identity of one position to place: its template and rows.
+type job struct {
+	t   *template
+	idx []int32
 }
 
 // rows places and prunes the rows idx of template t at position i.
@@ -178,10 +199,7 @@ func (pr *pruner) test(x vec, pos int32, all bool, percont *[]int32) bool {
 			q0, q1 := g.start[base+z0], g.start[base+z1+1]
 			pts, tag := g.pts[q0:q1], pr.tag[q0:q1]
 			for q := range pts {
-				// (dx*dx + dy*dy) + dz*dz >= dx*dx: a partial sum over
-				// the cutoff is a full one over it.
-				dx := x[0] - pts[q][0]
-				if float64(dx*dx) > pr.c2 || tag[q] == pos || dist2(x, pts[q]) > pr.c2 {
+				if dist2(x, pts[q]) > pr.c2 || tag[q] == pos {
 					continue
 				}
 				if !all {
