@@ -169,10 +169,10 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 	cp := resize(ws.cp, len(s.w), true)
 	rbox, rat := s.rbox, s.rat
 	pbox := resize(ws.pbox, len(pos), false)
-	firsts := ws.firsts[:0]
+	firsts, as, ai := ws.firsts[:0], ws.as[:0], ws.ai[:0]
 	var cas []vec
 	var caPos []int32
-	defer func() { ws.cp, ws.pbox, ws.firsts = cp, pbox, firsts }()
+	defer func() { ws.cp, ws.pbox, ws.firsts, ws.as, ws.ai = cp, pbox, firsts, as, ai }()
 	for i := range pos {
 		pbox[i] = emptyBox()
 		for r := s.posRot[i]; r < s.posRot[i+1]; r++ {
@@ -236,21 +236,32 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 				// then added in that order.
 				firsts = firsts[:0]
 				wa := s.w[ra]
-				as := s.atoms[rat[ra]:rat[ra+1]]
+				// ra's atoms in j's grown box (the others touch nothing of j)
+				pj := &pgrown[j]
+				as, ai = as[:0], ai[:0]
+				for a, x := range s.atoms[rat[ra]:rat[ra+1]] {
+					if lt(x[0], pj.lo[0])|lt(pj.hi[0], x[0])|lt(x[1], pj.lo[1])|lt(pj.hi[1], x[1])|lt(x[2], pj.lo[2])|lt(pj.hi[2], x[2]) == 0 {
+						as, ai = append(as, x), append(ai, int32(a))
+					}
+				}
+				if len(as) == 0 {
+					continue
+				}
+				ba := rbox[ra]
 				for _, rb := range near {
 					bb := &rgrown[rb]
-					if rbox[ra].misses(bb) {
+					if ba.misses(bb) {
 						continue
 					}
 					bs := s.atoms[rat[rb]:rat[rb+1]]
 				scan:
-					for a, x := range as {
+					for n, x := range as {
 						if x[0] < bb.lo[0] || x[0] > bb.hi[0] || x[1] < bb.lo[1] || x[1] > bb.hi[1] || x[2] < bb.lo[2] || x[2] > bb.hi[2] {
 							continue
 						}
 						for b := range bs {
 							if dist2(x, bs[b]) <= c2 {
-								firsts = append(firsts, first{int32(a), int32(b), rb})
+								firsts = append(firsts, first{ai[n], int32(b), rb})
 								break scan
 							}
 						}

@@ -20,6 +20,8 @@ type workspace struct {
 	pgrown  []box
 	pbox    []box
 	firsts  []first
+	as      []vec
+	ai      []int32
 	jobs    []job
 	jobEnd  []int
 	cp      []float64
