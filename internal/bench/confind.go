@@ -56,7 +56,7 @@ func threadCPU() time.Duration {
 }
 
 // Confind measures ConFind (MarinFold's native-only settings) per AFDB
-// structure, CPU of its stages (placement, pruning, degrees) on one thread,
+// structure, CPU of its stages (placement with pruning, one pass; degrees) on one thread,
 // side by side with gemmi's read_structure of the same files and with
 // pyconfind's measured figures; the library's load CPU and peak RSS (a
 // `foldcorpus confind` child on the smallest file); and a whole `run
