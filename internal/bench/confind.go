@@ -56,7 +56,7 @@ func threadCPU() time.Duration {
 }
 
 // Confind measures ConFind (MarinFold's native-only settings) per AFDB
-// structure, CPU of its stages (placement, pruning, degrees) on one thread,
+// structure, CPU of its stages (placement with pruning, one pass; degrees) on one thread,
 // side by side with gemmi's read_structure of the same files and with
 // pyconfind's measured figures; the library's load CPU and peak RSS (a
 // `foldcorpus confind` child on the smallest file); and a whole `run
@@ -126,8 +126,8 @@ func Confind(ctx context.Context, args []string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	type fileM struct {
-		res                        int
-		total, place, prune, degre []float64
+		res                int
+		total, rots, degre []float64
 	}
 	per := make([]fileM, len(paths))
 	var sumCompute float64
@@ -146,8 +146,7 @@ func Confind(ctx context.Context, args []string) error {
 			tot := (threadCPU() - c0).Seconds() * 1e3
 			per[i].res = len(res.Positions)
 			per[i].total = append(per[i].total, tot)
-			per[i].place = append(per[i].place, tm.Placement.Seconds()*1e3)
-			per[i].prune = append(per[i].prune, tm.Pruning.Seconds()*1e3)
+			per[i].rots = append(per[i].rots, tm.Rotamers.Seconds()*1e3)
 			per[i].degre = append(per[i].degre, tm.Degrees.Seconds()*1e3)
 			if r == 0 {
 				sumCompute += tot
@@ -195,18 +194,18 @@ func Confind(ctx context.Context, args []string) error {
 		runCPU = append(runCPU, m.cpu)
 	}
 
-	var tot, pl, pr, de, gem, ratio, per400 []float64
+	var tot, ro, de, gem, ratio, per400 []float64
 	for i := range per {
 		t := median(per[i].total)
-		tot, pl, pr, de = append(tot, t), append(pl, median(per[i].place)), append(pr, median(per[i].prune)), append(de, median(per[i].degre))
+		tot, ro, de = append(tot, t), append(ro, median(per[i].rots)), append(de, median(per[i].degre))
 		gem = append(gem, g.CPUS[i]*1e3)
 		ratio = append(ratio, t/(g.CPUS[i]*1e3))
 		per400 = append(per400, t*400/float64(max(1, per[i].res)))
 	}
 	fmt.Printf("bench confind: %d AFDB files from %s, library %s, native-only (MarinFold's settings); one thread, %d reps, medians\n", len(paths), fs.Arg(0), lib, *reps)
 	fmt.Printf("  library load (a `foldcorpus confind` process on %s): %.3f s CPU, peak RSS %.0f MiB (goal <= 1 s, <= 300 MiB)\n", filepath.Base(smallest), median(loadCPU), median(loadRSS))
-	fmt.Printf("  per structure, CPU: confind %.2f ms = placement %.2f + pruning %.2f + degrees %.2f (+ positions); %.2f ms per 400 residues (goal ~20)\n",
-		median(tot), median(pl), median(pr), median(de), median(per400))
+	fmt.Printf("  per structure, CPU: confind %.2f ms = placement with pruning %.2f + degrees %.2f (+ positions); %.2f ms per 400 residues (goal ~20)\n",
+		median(tot), median(ro), median(de), median(per400))
 	fmt.Printf("  gemmi %s read_structure of the same files: %.2f ms\n", g.Version, median(gem))
 	fmt.Printf("  ratio confind/gemmi: %.2fx of medians, %.2fx median per file (pyconfind: %.1fx, %.1fx)\n", median(tot)/median(gem), median(ratio), pyconfindGemmiRatio, pyconfindPerFileRate)
 	less := pyconfindGemmiRatio / (median(tot) / median(gem))

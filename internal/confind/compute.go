@@ -39,7 +39,9 @@ type Result struct {
 
 // Timings is the time Compute spent in each stage (for benchmarks).
 type Timings struct {
-	Positions, Placement, Pruning, Degrees time.Duration
+	// Rotamers is placement and pruning, which are one pass (a rotamer
+	// stops at its first clash).
+	Positions, Rotamers, Degrees time.Duration
 	// Clock reads the time; nil is the wall clock (a benchmark passes the
 	// calling thread's CPU time).
 	Clock func() time.Duration
@@ -74,18 +76,15 @@ func ComputeTimed(st *structure.Structure, lib *Library, nativeOnly bool, tm *Ti
 	t1 := tm.now()
 	ws := workspaces.Get().(*workspace)
 	defer workspaces.Put(ws)
-	pl := ws.place(pos, lib, nativeOnly)
+	ws.rotamers(pos, lib, nativeOnly, ClashDistance)
+	pl, sv := &ws.pl, &ws.sv
 	t2 := tm.now()
-	ws.prune(pos, ClashDistance)
-	t3 := tm.now()
-	sv := ws.survivors(len(pos))
 	contacts, cp := ws.degrees(pos, ContactDistance, CACutoff)
-	t4 := tm.now()
+	t3 := tm.now()
 	if tm != nil {
 		tm.Positions += t1 - t0
-		tm.Placement += t2 - t1
-		tm.Pruning += t3 - t2
-		tm.Degrees += t4 - t3
+		tm.Rotamers += t2 - t1
+		tm.Degrees += t3 - t2
 	}
 	r := &Result{Positions: pos, Contacts: contacts, PermContacts: pl.percont,
 		SumCond: make([]float64, len(pos)), Crowdedness: make([]float64, len(pos)), Freedom: make([]float64, len(pos))}

@@ -46,51 +46,43 @@ func pairwiseSum(a []float64) float64 {
 
 // survivors is the contact view of the surviving rotamers.
 type survivors struct {
-	w       []float64 // weight of each surviving rotamer, position-major
-	posRot  []int32   // survivors of position i: w[posRot[i]:posRot[i+1]]
-	atoms   []vec     // contact atoms, rotamer-major, placement order
-	atomRot []int32   // the surviving rotamer of each contact atom
-	atomPos []int32
-	posAtom []int32 // contact atoms of position i: atoms[posAtom[i]:posAtom[i+1]]
-	sum     []float64
+	w      []float64 // weight of each surviving rotamer, position-major
+	posRot []int32   // survivors of position i: w[posRot[i]:posRot[i+1]]
+	atoms  []vec     // contact atoms, rotamer-major, placement order
+	rat    []int32   // contact atoms of survivor r: atoms[rat[r]:rat[r+1]]
+	rbox   []box     // the box of each survivor's contact atoms
+	sum    []float64 // per position, the pairwise sum of its weights
 }
 
-func (ws *workspace) survivors(npos int) *survivors {
-	pl, s := &ws.pl, &ws.sv
-	nw, na := 0, 0
-	for _, r := range pl.rots {
-		if !r.pruned {
-			nw++
-			na += r.t.nContact
+// reset empties s for npos positions, at most nrot survivors and natom
+// contact atoms.
+func (s *survivors) reset(npos, nrot, natom int) {
+	s.w = resize(s.w, nrot, false)[:0]
+	s.rbox = resize(s.rbox, nrot, false)[:0]
+	s.atoms = resize(s.atoms, natom, false)[:0]
+	s.rat = append(resize(s.rat, nrot+1, false)[:0], 0)
+	s.posRot = append(resize(s.posRot, npos+1, false)[:0], 0)
+	s.sum = resize(s.sum, npos, false)[:0]
+}
+
+// add appends a survivor of template t with weight w and atoms at.
+func (s *survivors) add(w float64, t *template, at []vec) {
+	s.w = append(s.w, w)
+	b := emptyBox()
+	for k, c := range t.contact {
+		if c {
+			s.atoms = append(s.atoms, at[k])
+			b.add(at[k])
 		}
 	}
-	s.w = resize(s.w, nw, false)[:0]
-	s.atoms = resize(s.atoms, na, false)[:0]
-	s.atomRot = resize(s.atomRot, na, false)[:0]
-	s.atomPos = resize(s.atomPos, na, false)[:0]
-	s.posRot = append(s.posRot[:0], 0)
-	s.posAtom = append(s.posAtom[:0], 0)
-	s.sum = resize(s.sum, npos, false)
-	for i := 0; i < npos; i++ {
-		for _, r := range pl.rots[pl.posRot[i]:pl.posRot[i+1]] {
-			if r.pruned {
-				continue
-			}
-			ri := int32(len(s.w))
-			s.w = append(s.w, r.w)
-			for k, c := range r.t.contact {
-				if c {
-					s.atoms = append(s.atoms, pl.atoms[int(r.atom0)+k])
-					s.atomRot = append(s.atomRot, ri)
-					s.atomPos = append(s.atomPos, int32(i))
-				}
-			}
-		}
-		s.posRot = append(s.posRot, int32(len(s.w)))
-		s.posAtom = append(s.posAtom, int32(len(s.atoms)))
-		s.sum[i] = pairwiseSum(s.w[s.posRot[i]:s.posRot[i+1]])
-	}
-	return s
+	s.rat = append(s.rat, int32(len(s.atoms)))
+	s.rbox = append(s.rbox, b)
+}
+
+// endPosition closes the current position's survivors.
+func (s *survivors) endPosition() {
+	s.sum = append(s.sum, pairwiseSum(s.w[s.posRot[len(s.posRot)-1]:]))
+	s.posRot = append(s.posRot, int32(len(s.w)))
 }
 
 // box is an axis-aligned bounding box; empty when lo > hi.
@@ -131,6 +123,21 @@ func (b *box) disjoint(o *box) bool {
 		b.lo[2] > o.hi[2] || o.lo[2] > b.hi[2]
 }
 
+// misses is disjoint with one branch (the six comparisons as integers),
+// for the many rotamer pairs of a position pair.
+func (b *box) misses(o *box) bool {
+	return lt(o.hi[0], b.lo[0])|lt(b.hi[0], o.lo[0])|lt(o.hi[1], b.lo[1])|lt(b.hi[1], o.lo[1])|lt(o.hi[2], b.lo[2])|lt(b.hi[2], o.lo[2]) != 0
+}
+
+// lt is a < b as 0 or 1 (a conditional move, not a branch).
+func lt(a, b float64) int {
+	r := 0
+	if a < b {
+		r = 1
+	}
+	return r
+}
+
 // apart reports whether the boxes are more than gap apart on an axis
 // (pyconfind's test: lo_i > hi_j + gap or lo_j > hi_i + gap).
 func (b *box) apart(o *box, gap float64) bool {
@@ -142,8 +149,9 @@ func (b *box) apart(o *box, gap float64) bool {
 	return false
 }
 
-// first is a contacting rotamer pair and its first contacting atom pair.
-type first struct{ a, b, ra, rb int32 }
+// first is the first contacting atom pair (a of ra, b of rb, indices
+// within the rotamers) of a contacting rotamer pair.
+type first struct{ a, b, rb int32 }
 
 // rotGap is the contact cutoff plus a margin for the rotamer-level box
 // test, which pyconfind does not make: it must never drop a contact.
@@ -154,46 +162,23 @@ const rotGap = 1e-9
 // and heavy-atom boxes within cutoff; atoms are in contact at distance <=
 // cutoff. Each contacting rotamer pair is added once, in the order of its
 // first contacting atom pair (atoms of i outer, atoms of j inner, as
-// pyconfind's loop), found here rotamer pair by rotamer pair with boxes.
+// pyconfind's loop), with rotamer boxes to skip pairs that cannot touch.
 func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, []float64) {
 	s := &ws.sv
 	c2, d2 := cutoff*cutoff, dcut*dcut
 	cp := resize(ws.cp, len(s.w), true)
-	rbox := resize(ws.rbox, len(s.w), false)
-	rat := resize(ws.rat, len(s.w)+1, false) // contact atoms of survivor r: rat[r]:rat[r+1]
+	rbox, rat := s.rbox, s.rat
 	pbox := resize(ws.pbox, len(pos), false)
-	firsts := ws.firsts[:0]
+	firsts, as, ai := ws.firsts[:0], ws.as[:0], ws.ai[:0]
 	var cas []vec
 	var caPos []int32
-	defer func() { ws.cp, ws.rbox, ws.rat, ws.pbox, ws.firsts = cp, rbox, rat, pbox, firsts }()
-	r := int32(0)
-	for a := range s.atoms {
-		for r < s.atomRot[a] {
-			r++
-			rat[r] = int32(a)
-		}
-		if a == 0 {
-			rat[0] = 0
-		}
-	}
-	for r < int32(len(s.w)) {
-		r++
-		rat[r] = int32(len(s.atoms))
-	}
-	if len(s.atoms) == 0 {
-		clear(rat)
-	}
+	defer func() { ws.cp, ws.pbox, ws.firsts, ws.as, ws.ai = cp, pbox, firsts, as, ai }()
 	for i := range pos {
 		pbox[i] = emptyBox()
 		for r := s.posRot[i]; r < s.posRot[i+1]; r++ {
-			rb := emptyBox()
-			for a := rat[r]; a < rat[r+1]; a++ {
-				rb.add(s.atoms[a])
-			}
-			rbox[r] = rb
 			if rat[r] != rat[r+1] {
-				pbox[i].add(rb.lo)
-				pbox[i].add(rb.hi)
+				pbox[i].add(rbox[r].lo)
+				pbox[i].add(rbox[r].hi)
 			}
 		}
 		if pos[i].hasBB[bbCA] && s.posRot[i] != s.posRot[i+1] {
@@ -246,40 +231,57 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 				if rat[ra] == rat[ra+1] || rbox[ra].disjoint(&pgrown[j]) {
 					continue
 				}
+				// Each rotamer pair of j that touches ra, at its first
+				// contacting atom pair (a, b) in pyconfind's loop order;
+				// then added in that order.
 				firsts = firsts[:0]
+				wa := s.w[ra]
+				// ra's atoms in j's grown box (the others touch nothing of j)
+				pj := &pgrown[j]
+				as, ai = as[:0], ai[:0]
+				for a, x := range s.atoms[rat[ra]:rat[ra+1]] {
+					if lt(x[0], pj.lo[0])|lt(pj.hi[0], x[0])|lt(x[1], pj.lo[1])|lt(pj.hi[1], x[1])|lt(x[2], pj.lo[2])|lt(pj.hi[2], x[2]) == 0 {
+						as, ai = append(as, x), append(ai, int32(a))
+					}
+				}
+				if len(as) == 0 {
+					continue
+				}
+				ba := rbox[ra]
 				for _, rb := range near {
 					bb := &rgrown[rb]
-					if rbox[ra].disjoint(bb) {
+					if ba.misses(bb) {
 						continue
 					}
+					bs := s.atoms[rat[rb]:rat[rb+1]]
 				scan:
-					for a := rat[ra]; a < rat[ra+1]; a++ {
-						x := &s.atoms[a]
+					for n, x := range as {
 						if x[0] < bb.lo[0] || x[0] > bb.hi[0] || x[1] < bb.lo[1] || x[1] > bb.hi[1] || x[2] < bb.lo[2] || x[2] > bb.hi[2] {
 							continue
 						}
-						for b := rat[rb]; b < rat[rb+1]; b++ {
-							if dist2(s.atoms[a], s.atoms[b]) <= c2 {
-								firsts = append(firsts, first{a, b, ra, rb})
+						for b := range bs {
+							if dist2(x, bs[b]) <= c2 {
+								firsts = append(firsts, first{ai[n], int32(b), rb})
 								break scan
 							}
 						}
 					}
 				}
-				// order by (a, b): few, nearly sorted (insertion sort)
+				// order by a (a contact of a later rb with the same a
+				// has a later b): few, nearly sorted (insertion sort)
 				for p := 1; p < len(firsts); p++ {
 					f := firsts[p]
 					q := p
-					for q > 0 && (firsts[q-1].a > f.a || firsts[q-1].a == f.a && firsts[q-1].b > f.b) {
+					for q > 0 && firsts[q-1].a > f.a {
 						firsts[q] = firsts[q-1]
 						q--
 					}
 					firsts[q] = f
 				}
 				for _, f := range firsts {
-					c = c + float64(s.w[f.ra]*s.w[f.rb])
-					cp[f.ra] += s.w[f.rb]
-					cp[f.rb] += s.w[f.ra]
+					c = c + float64(wa*s.w[f.rb])
+					cp[ra] += s.w[f.rb]
+					cp[f.rb] += wa
 				}
 			}
 			deg := c / float64(s.sum[i]*s.sum[j])

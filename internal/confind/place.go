@@ -14,28 +14,19 @@ var aaProp = map[string]float64{
 	"GLN": 3.94, "ARG": 5.03, "SER": 6.13, "THR": 5.53, "VAL": 6.91, "TRP": 1.51, "TYR": 3.54,
 }
 
-// rotamer is one placed rotamer of one position.
-type rotamer struct {
-	pos    int32
-	t      *template
-	w      float64 // aa_prop * library weight
-	atom0  int32   // its atoms are atoms[atom0 : atom0+len(t.atoms)]
-	pruned bool
-}
-
-// placement holds every rotamer placed in a structure, in position order,
-// then identity order, then bin row order.
+// placement holds the per-position results of placing and pruning the
+// rotamers, and the scratch memory of one template's rows.
 type placement struct {
-	rots     []rotamer
-	atoms    []vec
-	atomSame []bool  // atoms[a] is atoms[a-len(t.atoms)], the same computation (build)
-	posRot   []int32 // rotamers of position i: rots[posRot[i]:posRot[i+1]]
 	percont  [][]int32
 	nPlaced  []int
 	survived []int
 	frames   []frame
 	bcs      []vec
 	same     []bool
+	// The atoms and clash status (0 untested, 1 clear, 2 clashing) of the
+	// row being built and of the previous row of the same template.
+	cur, prev     []vec
+	curSt, prevSt []int8
 }
 
 // binKey is pyconfind's bin label of angle a for bin width w.
@@ -65,22 +56,40 @@ func (lib *Library) confs(aa string, p *Position) ([]int32, bool) {
 	return nil, true
 }
 
-// job is one identity of one position to place.
-type job struct {
-	t   *template
-	idx []int32
-}
+// rotamers places the rotamers of every position (section 4, NeRF) and
+// prunes them against the backbone (clash, <=) as it goes: a rotamer stops
+// at its first clashing tested atom, ALA's clashing positions become
+// permanent contacts, and the survivors' contact atoms, weights and boxes
+// go to ws.sv, position-major, then identity order, then bin row order.
+func (ws *workspace) rotamers(pos []Position, lib *Library, nativeOnly bool, clash float64) {
+	pl, s := &ws.pl, &ws.sv
+	obst, obstPos := ws.obst[:0], ws.obstPos[:0]
+	for i := range pos {
+		for k := 0; k < 4; k++ {
+			if pos[i].hasBB[k] {
+				obst = append(obst, pos[i].bb[k])
+				obstPos = append(obstPos, int32(i))
+			}
+		}
+	}
+	ws.obst = obst
+	g := &ws.grids[0]
+	g.build(obst, clash)
+	// the position of each grid point, in grid order
+	tag := resize(ws.obstTag, len(g.items), false)
+	for q, o := range g.items {
+		tag[q] = obstPos[o]
+	}
+	ws.obstPos, ws.obstTag = obstPos, tag
+	pr := pruner{g: g, tag: tag, clash: clash, c2: clash * clash}
 
-// place builds every rotamer of every position (section 4, NeRF) into
-// ws.pl.
-func (ws *workspace) place(pos []Position, lib *Library, nativeOnly bool) *placement {
-	pl := &ws.pl
-	pl.posRot = append(pl.posRot[:0], 0)
+	pl.percont = make([][]int32, len(pos))
 	pl.nPlaced = resize(pl.nPlaced, len(pos), true)
+	pl.survived = resize(pl.survived, len(pos), true)
+	// The identities to place at each position, first, so that the
+	// survivors' memory is sized once (a pooled workspace may be new).
 	var one [1]string
-	jobs := ws.jobs[:0]
-	jobEnd := resize(ws.jobEnd, len(pos), false)
-	defer func() { ws.jobs, ws.jobEnd = jobs[:0], jobEnd }()
+	jobs, jobEnd := ws.jobs[:0], resize(ws.jobEnd, len(pos), false)
 	nrot, natom := 0, 0
 	for i := range pos {
 		p := &pos[i]
@@ -100,48 +109,108 @@ func (ws *workspace) place(pos []Position, lib *Library, nativeOnly bool) *place
 			}
 			jobs = append(jobs, job{t, idx})
 			nrot += len(idx)
-			natom += len(idx) * len(t.atoms)
+			natom += len(idx) * t.nContact
 		}
 		jobEnd[i] = len(jobs)
 	}
-	pl.rots = resize(pl.rots, nrot, false)[:0]
-	pl.atoms = resize(pl.atoms, natom, false)
-	pl.atomSame = resize(pl.atomSame, natom, false)
-	a0 := 0
+	ws.jobs, ws.jobEnd = jobs, jobEnd
+	s.reset(len(pos), nrot, natom)
 	j0 := 0
-	fr, bcs, same := pl.frames[:0], pl.bcs, pl.same
-	defer func() { pl.frames, pl.bcs, pl.same = fr[:0], bcs, same }()
 	for i := range pos {
-		p := &pos[i]
 		for _, jb := range jobs[j0:jobEnd[i]] {
-			t := jb.t
-			prop := aaProp[t.name]
-			m := len(t.atoms)
-			fr = t.frames(p, fr[:0])
-			bcs = resize(bcs, m, false)
-			same = resize(same, m, false)
-			prev := -1
-			for n, row := range jb.idx {
-				var prevOut []vec
-				if prev >= 0 {
-					prevOut = pl.atoms[a0-m : a0]
-				}
-				t.build(p, int(row), prev, fr, bcs, same, prevOut, pl.atoms[a0:a0+m])
-				if prev >= 0 {
-					copy(pl.atomSame[a0:a0+m], same)
-				} else {
-					clear(pl.atomSame[a0 : a0+m])
-				}
-				prev = int(row)
-				pl.rots = append(pl.rots, rotamer{pos: int32(i), t: t, w: prop * t.weights[n], atom0: int32(a0)})
-				a0 += m
-			}
+			ws.rows(&pos[i], int32(i), jb.t, jb.idx, &pr)
 			pl.nPlaced[i] += len(jb.idx)
 		}
 		j0 = jobEnd[i]
-		pl.posRot = append(pl.posRot, int32(len(pl.rots)))
+		s.endPosition()
 	}
-	return pl
+}
+
+// job is one identity of one position to place: its template and rows.
+type job struct {
+	t   *template
+	idx []int32
+}
+
+// rows places and prunes the rows idx of template t at position i.
+func (ws *workspace) rows(p *Position, i int32, t *template, idx []int32, pr *pruner) {
+	pl, s := &ws.pl, &ws.sv
+	prop := aaProp[t.name]
+	m := len(t.atoms)
+	ala := t.name == "ALA"
+	pl.frames = t.frames(p, pl.frames[:0])
+	pl.bcs = resize(pl.bcs, m, false)
+	pl.same = resize(pl.same, m, false)
+	pl.cur, pl.prev = resize(pl.cur, m, false), resize(pl.prev, m, false)
+	pl.curSt, pl.prevSt = resize(pl.curSt, m, false), resize(pl.prevSt, m, false)
+	prev, prevDone := -1, 0 // the previous row and how many of its atoms were built
+	for n, row := range idx {
+		done, pruned := m, false
+		for k := 0; k < m; k++ {
+			reused := t.build(p, k, int(row), prev, k < prevDone, pl.frames, pl.bcs, pl.same, pl.prev, pl.cur)
+			if !t.tested[k] {
+				continue
+			}
+			if !ala && reused {
+				// the previous row's atom: its status
+				if pl.curSt[k] = pl.prevSt[k]; pl.curSt[k] == 2 {
+					pruned = true
+				}
+			} else {
+				if pr.test(pl.cur[k], i, ala, &pl.percont[i]) {
+					pruned = true
+					pl.curSt[k] = 2
+				} else {
+					pl.curSt[k] = 1
+				}
+			}
+			if pruned && !ala {
+				done = k + 1
+				break
+			}
+		}
+		if !pruned {
+			s.add(prop*t.weights[n], t, pl.cur)
+			pl.survived[i]++
+		}
+		pl.cur, pl.prev = pl.prev, pl.cur
+		pl.curSt, pl.prevSt = pl.prevSt, pl.curSt
+		prev, prevDone = int(row), done
+	}
+}
+
+// pruner tests atoms for clashes with the backbone of other positions.
+type pruner struct {
+	g         *grid
+	tag       []int32 // the position of each grid point
+	clash, c2 float64
+}
+
+// test reports whether x is within clash (<=) of a backbone atom of a
+// position other than pos; with all, it adds every such position to
+// *percont (sorted) instead of stopping at the first.
+func (pr *pruner) test(x vec, pos int32, all bool, percont *[]int32) bool {
+	g := pr.g
+	x0, x1, y0, y1, z0, z1 := g.span(x, pr.clash)
+	hit := false
+	for ix := x0; ix <= x1; ix++ {
+		for iy := y0; iy <= y1; iy++ {
+			base := (ix*g.ny + iy) * g.nz
+			q0, q1 := g.start[base+z0], g.start[base+z1+1]
+			pts, tag := g.pts[q0:q1], pr.tag[q0:q1]
+			for q := range pts {
+				if dist2(x, pts[q]) > pr.c2 || tag[q] == pos {
+					continue
+				}
+				if !all {
+					return true
+				}
+				hit = true
+				*percont = addSorted(*percont, tag[q])
+			}
+		}
+	}
+	return hit
 }
 
 // frame is the NeRF frame (bc, m, n) of a placed atom and its parent c,
@@ -195,73 +264,75 @@ func (t *template) hasParents(p *Position) bool {
 	return true
 }
 
-// build places row's atoms into out; fr holds the frames of the atoms
-// with row-invariant parents. bcs is scratch of len(t.atoms): the unit
-// c-b of each atom's frame, which is the unit b-a of a later atom with
+// build places atom k of row into out[k]; fr holds the frames of the
+// atoms with row-invariant parents. bcs is scratch of len(t.atoms): the
+// unit c-b of each atom's frame, which is the unit b-a of a later atom with
 // those two parents (t.abFrom), the same operations on the same values.
-// When prev >= 0, prevOut holds row prev's atoms and bcs its frames'
+// When havePrev, prevOut[k] is atom k of row prev and bcs[k] its frame's
 // c-b: an atom whose coefficients are prev's bit for bit and whose placed
-// parents are prev's (same[k], scratch of len(t.atoms)) is prev's atom, the
-// same operations on the same values, and is copied.
-func (t *template) build(p *Position, row, prev int, fr []frame, bcs []vec, same []bool, prevOut, out []vec) {
-	for k := range t.atoms {
-		var c *[4]float64
-		vi := t.varIdx[k]
+// parents are prev's (same, scratch of len(t.atoms)) is prev's atom, the
+// same operations on the same values, and is copied; build reports whether
+// it was.
+func (t *template) build(p *Position, k, row, prev int, havePrev bool, fr []frame, bcs []vec, same []bool, prevOut, out []vec) bool {
+	var c *[4]float64
+	vi := t.varIdx[k]
+	if vi >= 0 {
+		c = (*[4]float64)(t.varCoef[(row*t.nVar+vi)*4:])
+	} else {
+		c = &t.constCoef[k]
+	}
+	if havePrev {
+		eq := true
 		if vi >= 0 {
-			c = (*[4]float64)(t.varCoef[(row*t.nVar+vi)*4:])
-		} else {
-			c = &t.constCoef[k]
+			pc := (*[4]float64)(t.varCoef[(prev*t.nVar+vi)*4:])
+			eq = math.Float64bits(c[0]) == math.Float64bits(pc[0]) && math.Float64bits(c[1]) == math.Float64bits(pc[1]) &&
+				math.Float64bits(c[2]) == math.Float64bits(pc[2]) && math.Float64bits(c[3]) == math.Float64bits(pc[3])
 		}
-		if prev >= 0 {
-			eq := true
-			if vi >= 0 {
-				pc := (*[4]float64)(t.varCoef[(prev*t.nVar+vi)*4:])
-				eq = math.Float64bits(c[0]) == math.Float64bits(pc[0]) && math.Float64bits(c[1]) == math.Float64bits(pc[1]) &&
-					math.Float64bits(c[2]) == math.Float64bits(pc[2]) && math.Float64bits(c[3]) == math.Float64bits(pc[3])
-			}
-			if eq {
-				for _, r := range &t.parentRef[k] {
-					if r >= 0 && !same[r] {
-						eq = false
-						break
-					}
+		if eq {
+			for _, r := range &t.parentRef[k] {
+				if r >= 0 && !same[r] {
+					eq = false
+					break
 				}
 			}
-			same[k] = eq
-			if eq {
-				out[k] = prevOut[k] // bcs[k] is prev's
-				continue
-			}
 		}
-		if fr[k].fixed {
-			out[k], bcs[k] = fr[k].at, fr[k].bc
-			continue
+		same[k] = eq
+		if eq {
+			out[k] = prevOut[k] // bcs[k] is prev's
+			return true
 		}
-		if fr[k].ok {
-			out[k], bcs[k] = fr[k].place(c), fr[k].bc
-			continue
-		}
-		ref := &t.parentRef[k]
-		var abc [3]vec
-		for i, r := range ref {
-			if r >= 0 {
-				abc[i] = out[r]
-			} else {
-				abc[i] = p.bb[-1-r]
-			}
-		}
-		a, b, cc := abc[0], abc[1], abc[2]
-		bc := unit(vec{cc[0] - b[0], cc[1] - b[1], cc[2] - b[2]})
-		var ab vec
-		if j := t.abFrom[k]; j >= 0 {
-			ab = bcs[j]
-		} else {
-			ab = unit(vec{b[0] - a[0], b[1] - a[1], b[2] - a[2]})
-		}
-		n := unit(cross(ab, bc))
-		f := frame{bc: bc, m: cross(n, bc), n: n, c: cc}
-		out[k], bcs[k] = f.place(c), bc
+	} else {
+		same[k] = false
 	}
+	if fr[k].fixed {
+		out[k], bcs[k] = fr[k].at, fr[k].bc
+		return false
+	}
+	if fr[k].ok {
+		out[k], bcs[k] = fr[k].place(c), fr[k].bc
+		return false
+	}
+	ref := &t.parentRef[k]
+	var abc [3]vec
+	for i, r := range ref {
+		if r >= 0 {
+			abc[i] = out[r]
+		} else {
+			abc[i] = p.bb[-1-r]
+		}
+	}
+	a, b, cc := abc[0], abc[1], abc[2]
+	bc := unit(vec{cc[0] - b[0], cc[1] - b[1], cc[2] - b[2]})
+	var ab vec
+	if j := t.abFrom[k]; j >= 0 {
+		ab = bcs[j]
+	} else {
+		ab = unit(vec{b[0] - a[0], b[1] - a[1], b[2] - a[2]})
+	}
+	n := unit(cross(ab, bc))
+	f := frame{bc: bc, m: cross(n, bc), n: n, c: cc}
+	out[k], bcs[k] = f.place(c), bc
+	return false
 }
 
 // frameOf is the NeRF frame of parents a, b, c in pyconfind's operation
@@ -287,82 +358,6 @@ func (f *frame) place(k *[4]float64) vec {
 func unit(v vec) vec {
 	l := math.Sqrt(dot(v, v))
 	return vec{v[0] / l, v[1] / l, v[2] / l}
-}
-
-// prune marks rotamers with a tested atom within clash (<=) of another
-// position's backbone atom, records ALA's clashing positions as permanent
-// contacts, and counts survivors.
-func (ws *workspace) prune(pos []Position, clash float64) {
-	pl := &ws.pl
-	obst, obstPos := ws.obst[:0], ws.obstPos[:0]
-	for i := range pos {
-		for s := 0; s < 4; s++ {
-			if pos[i].hasBB[s] {
-				obst = append(obst, pos[i].bb[s])
-				obstPos = append(obstPos, int32(i))
-			}
-		}
-	}
-	ws.obst, ws.obstPos = obst, obstPos
-	g := &ws.grids[0]
-	g.build(obst, clash)
-	c2 := clash * clash
-	pl.percont = make([][]int32, len(pos))
-	pl.survived = resize(pl.survived, len(pos), true)
-	// status[a]: 0 not tested, 1 clear, 2 clashing (non-ALA rotamers); an
-	// atom that is the previous rotamer's (atomSame) has its status.
-	status := resize(ws.status, len(pl.atoms), true)
-	defer func() { ws.status = status }()
-	for ri := range pl.rots {
-		r := &pl.rots[ri]
-		ala := r.t.name == "ALA"
-		m := len(r.t.atoms)
-		for k, tested := range r.t.tested {
-			if !tested {
-				continue
-			}
-			a := int(r.atom0) + k
-			if !ala && pl.atomSame[a] {
-				if st := status[a-m]; st != 0 {
-					status[a] = st
-					if st == 2 {
-						r.pruned = true
-						break
-					}
-					continue
-				}
-			}
-			x := pl.atoms[a]
-			x0, x1, y0, y1, z0, z1 := g.span(x, clash)
-		scan:
-			for ix := x0; ix <= x1; ix++ {
-				for iy := y0; iy <= y1; iy++ {
-					base := (ix*g.ny + iy) * g.nz
-					for q := g.start[base+z0]; q < g.start[base+z1+1]; q++ {
-						o := g.items[q]
-						if obstPos[o] == r.pos || dist2(x, g.pts[q]) > c2 {
-							continue
-						}
-						r.pruned = true
-						if !ala {
-							break scan
-						}
-						pl.percont[r.pos] = addSorted(pl.percont[r.pos], obstPos[o])
-					}
-				}
-			}
-			if !ala {
-				status[a] = 1
-				if r.pruned {
-					status[a] = 2
-					break
-				}
-			}
-		}
-		if !r.pruned {
-			pl.survived[r.pos]++
-		}
-	}
 }
 
 func addSorted(s []int32, v int32) []int32 {

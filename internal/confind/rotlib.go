@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -333,6 +334,11 @@ func (e *eblResidue) add(file string, ln int, kw string, f [][]byte) error {
 		}
 		if len(f) != e.width {
 			return lineError(file, ln, "CONF has %d values, want %d (3 x %d DEFI) in RESI %s", len(f), e.width, len(e.dih), e.name)
+		}
+		if cap(e.conf)-len(e.conf) < len(f) {
+			// double: append's growth of a large slice (1.25x) copies
+			// ARG's 3.5 million values many times over
+			e.conf = slices.Grow(e.conf, max(len(e.conf), 1<<16))
 		}
 		for _, tok := range f {
 			v, err := parseFloat(tok)

@@ -10,21 +10,21 @@ type workspace struct {
 	sv      survivors
 	obst    []vec
 	obstPos []int32
+	obstTag []int32
 	grids   [2]grid
 	cells   []cellRange
-	status  []int8
 	// degrees
 	touched []int32
 	near    []int32
-	rbox    []box
 	rgrown  []box
 	pgrown  []box
 	pbox    []box
-	rat     []int32
 	firsts  []first
-	cp      []float64
+	as      []vec
+	ai      []int32
 	jobs    []job
 	jobEnd  []int
+	cp      []float64
 }
 
 var workspaces = sync.Pool{New: func() any { return new(workspace) }}
