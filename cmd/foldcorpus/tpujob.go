@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -106,11 +105,12 @@ func serveTPUJob(ctx context.Context, s tpujob.Settings, drain time.Duration, lo
 	return nil
 }
 
-// localWeights returns a local path for the weights setting: a gs://
-// checkpoint is downloaded to a temporary file (removed by cleanup once
-// loaded); anything else is passed through.
+// localWeights returns a local path for the weights setting: a remote
+// checkpoint (gs://) is downloaded through store to a temporary file
+// (removed by cleanup once loaded); a path, a file:// URI or
+// generated:SEED is passed through.
 func localWeights(ctx context.Context, store blob.Store, spec string) (path string, cleanup func(), err error) {
-	if !strings.HasPrefix(spec, "gs://") {
+	if blob.IsLocal(spec) {
 		return spec, func() {}, nil
 	}
 	data, err := store.ReadAll(ctx, spec)

@@ -105,7 +105,7 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	}
 	out := cfg.Spec.Output
 	ledgerPath := cfg.LedgerPath
-	local := !strings.HasPrefix(out, "gs://")
+	local := blob.IsLocal(out)
 	if local {
 		if out, err = localblob.Path(out); err != nil {
 			return nil, err
