@@ -67,7 +67,7 @@ func New(cfg Config, deps Deps) *Server {
 // Firestore ledger, Pub/Sub publisher on the shard topic. The clients honour
 // STORAGE_EMULATOR_HOST, FIRESTORE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST.
 func NewServer(ctx context.Context, cfg Config) (_ *Server, err error) {
-	if err := cfg.Validate(); err != nil {
+	if err := validate(cfg); err != nil {
 		return nil, fmt.Errorf("functions: invalid configuration: %w", err)
 	}
 	sc, err := storage.NewClient(ctx)

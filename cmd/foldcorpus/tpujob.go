@@ -16,6 +16,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/cloudlog"
+	"github.com/foldcorpus/foldcorpus/internal/config"
 	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/tpujob"
@@ -50,7 +51,7 @@ func runTPUJob(ctx context.Context, args []string) error {
 // until ctx ends (SIGTERM); then it stops pulling and lets the shards in
 // flight finish for up to drain (see tpujob.Job.ReceiveDrain). It returns
 // nil after a clean stop.
-func serveTPUJob(ctx context.Context, s tpujob.Settings, drain time.Duration, log *slog.Logger) error {
+func serveTPUJob(ctx context.Context, s config.Config, drain time.Duration, log *slog.Logger) error {
 	start := time.Now()
 	// The clients outlive ctx: the shards in flight still write, mark
 	// done and ack after SIGTERM.
@@ -80,12 +81,12 @@ func serveTPUJob(ctx context.Context, s tpujob.Settings, drain time.Duration, lo
 	if err != nil {
 		return err
 	}
-	enc, err := s.NewEncoderFrom(weights)
+	enc, err := tpujob.NewEncoder(s, weights)
 	cleanup()
 	if err != nil {
 		return err
 	}
-	cfg := s.Config()
+	cfg := tpujob.JobConfig(s)
 	cfg.Logger = log
 	job, err := tpujob.New(cfg, enc, store, firestoreledger.New(fc, firestoreledger.Options{Collection: s.LedgerCollection}))
 	if err != nil {
