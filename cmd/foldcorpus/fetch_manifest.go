@@ -122,8 +122,8 @@ func runFetchManifest(ctx context.Context, args []string) error {
 }
 
 // writeRunSpec writes the run spec (planner.RunSpec, which the planner
-// function reads) under out, create-only; an identical
-// spec already there (a rerun) is fine.
+// function reads) under out, create-only; an identical spec already there
+// (a rerun) is fine.
 func writeRunSpec(ctx context.Context, store blob.Store, out, name string, spec planner.RunSpec) (string, error) {
 	if !strings.HasSuffix(name, planner.RunSpecSuffix) || strings.Contains(name, "/") {
 		return "", fmt.Errorf("--run-spec %q: want a plain NAME.run.json", name)

@@ -4,7 +4,7 @@
 // the Hugging Face Hub (package internal/hf), "file" for this machine's
 // files (package internal/localblob, which also serves plain paths), and
 // the Mux, itself a blob.Store, sends every call to the store of its URI's
-// scheme (blob.Scheme). One run can so read a gs:// manifest and objects
+// scheme (blob.Scheme). So one run can read a gs:// manifest and objects
 // and write locally, or the other way round; a scheme nobody registered is
 // a permanent error naming the schemes the process serves.
 package blobmux
