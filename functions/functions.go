@@ -23,32 +23,37 @@
 // Logs are JSON lines on stderr that Cloud Logging reads (severity, message,
 // logging.googleapis.com/trace) with the attributes run, shard, entry_id.
 //
-// Configuration (environment variables; Terraform must set exactly these):
+// Configuration (environment variables, read once by package
+// internal/config: config.Vars(config.Functions); Terraform must set
+// exactly these):
 //
-//	FOLDCORPUS_PROJECT             project id (default: GOOGLE_CLOUD_PROJECT)           required
-//	FOLDCORPUS_REGION              region the functions run in (pinned)                 required
-//	FOLDCORPUS_INPUT_BUCKETS       comma-separated buckets manifests, run specs and
-//	                               per-row objects may come from                        required
-//	FOLDCORPUS_OUTPUT_PREFIX       gs://BUCKET/PREFIX for run outputs                   required
-//	FOLDCORPUS_SHARD_TOPIC         topic id of shard messages (Planner publishes)       required
-//	FOLDCORPUS_TOKENIZE_TOPIC      topic id for the accelerator stage (bio2token); when
-//	                               set, shards of a neural format are staged and published
-//	                               there, else they run inline, which needs an encoder
-//	                               (Deps.NewFormat; the deployed binary has none)       optional
-//	FOLDCORPUS_STAGING_PREFIX      gs://OUTPUT_BUCKET/PREFIX of staged tokenizer inputs default gs://OUTPUT_BUCKET/staging
-//	FOLDCORPUS_FORMAT              format of bare manifest uploads       default contacts-and-distances-v2
-//	FOLDCORPUS_TRIGGER_PARQUET     a finalized NAME.parquet starts a run default true
-//	FOLDCORPUS_FETCH_CONCURRENCY   per-row fetches in flight per shard   default 32
-//	FOLDCORPUS_MAX_OBJECT_BYTES    cap on one fetched object             default 536870912
-//	FOLDCORPUS_RETRY_WINDOW        older events are dropped              default 24h
-//	FOLDCORPUS_LEASE               shard claim lease (> function timeout) default 15m
+//	FOLDCORPUS_PROJECT                 project id (default: GOOGLE_CLOUD_PROJECT)       required
+//	FOLDCORPUS_REGION                  region the functions run in (pinned)             required
+//	FOLDCORPUS_INPUT_BUCKETS           comma-separated buckets manifests, run specs
+//	                                   and per-row objects may come from                required
+//	FOLDCORPUS_OUTPUT_PREFIX           gs://BUCKET/PREFIX for run outputs               required
+//	FOLDCORPUS_SHARD_TOPIC             topic id of shard messages (Planner publishes)   required
+//	FOLDCORPUS_TOKENIZE_TOPIC          topic id for the accelerator stage (bio2token):
+//	                                   when set, shards of a neural format are staged
+//	                                   and published there, else they run inline,
+//	                                   which needs an encoder (Deps.NewFormat; the
+//	                                   deployed binary has none)                        optional
+//	FOLDCORPUS_STAGING_PREFIX          gs://OUTPUT_BUCKET/PREFIX of staged tokenizer
+//	                                   inputs                          default gs://OUTPUT_BUCKET/staging
+//	FOLDCORPUS_FORMAT                  format of bare manifest uploads  default contacts-and-distances-v2
+//	FOLDCORPUS_TRIGGER_PARQUET         a finalized NAME.parquet starts a run          default true
+//	FOLDCORPUS_FETCH_CONCURRENCY       per-row fetches in flight per shard            default 32
+//	FOLDCORPUS_MAX_OBJECT_BYTES        cap on one fetched object                      default 536870912
+//	FOLDCORPUS_RETRY_WINDOW            older events are dropped                       default 24h
+//	FOLDCORPUS_LEASE                   shard claim lease (> function timeout)         default 15m
 //	FOLDCORPUS_REQUESTER_PAYS_BUCKETS  input buckets configured requester-pays; only
-//	                               requests to them carry userProject    default none
-//	FOLDCORPUS_USER_PROJECT        project billed for those buckets      default FOLDCORPUS_PROJECT
-//	FOLDCORPUS_FIRESTORE_DATABASE  Firestore database id                 default (default)
-//	FOLDCORPUS_LEDGER_COLLECTION   collection of run documents           default foldcorpus_runs
-//	FOLDCORPUS_ROW_GROUPS_PER_SHARD  split manifests by row groups (0: one shard per file)  default 0
-//	FOLDCORPUS_LOG_LEVEL           debug, info, warn or error            default info
+//	                                   requests to them carry userProject             default none
+//	FOLDCORPUS_USER_PROJECT            project billed for those buckets               default FOLDCORPUS_PROJECT
+//	FOLDCORPUS_FIRESTORE_DATABASE      Firestore database id                          default (default)
+//	FOLDCORPUS_LEDGER_COLLECTION       collection of run documents                    default foldcorpus_runs
+//	FOLDCORPUS_ROW_GROUPS_PER_SHARD    split manifests by row groups (0: one shard
+//	                                   per file)                                      default 0
+//	FOLDCORPUS_LOG_LEVEL               debug, info, warn or error                     default info
 //
 // The Google clients also honour STORAGE_EMULATOR_HOST,
 // FIRESTORE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST (used by emulator-tests).

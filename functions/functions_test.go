@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +20,7 @@ import (
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
 	"github.com/foldcorpus/foldcorpus/internal/cloudlog"
+	"github.com/foldcorpus/foldcorpus/internal/config"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
 	"github.com/foldcorpus/foldcorpus/internal/faultblob"
@@ -70,7 +74,7 @@ func TestConfig(t *testing.T) {
 	} {
 		cfg, err := FromEnv(testEnv(tc.over))
 		if err == nil {
-			err = cfg.Validate()
+			err = validate(cfg)
 		}
 		if (tc.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("%s: error = %v, want %q", tc.name, err, tc.wantErr)
@@ -118,8 +122,8 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	f, c := emulators.RequireFakeGCS(t, "in", "manifests", "out", "elsewhere")
 	cfg, err := FromEnv(testEnv(nil))
-	if err != nil || cfg.Validate() != nil {
-		t.Fatal(err, cfg.Validate())
+	if err != nil || validate(cfg) != nil {
+		t.Fatal(err, validate(cfg))
 	}
 	led, err := localledger.Open(filepath.Join(t.TempDir(), "ledger.jsonl"))
 	if err != nil {
@@ -380,3 +384,19 @@ func TestPlannerIgnores(t *testing.T) {
 
 func withOutput(m queue.ShardMessage, o string) queue.ShardMessage   { m.Output = o; return m }
 func withManifest(m queue.ShardMessage, u string) queue.ShardMessage { m.Manifest = u; return m }
+
+// TestDocListsVars: the package doc's configuration table names every
+// variable the functions read, and no other.
+func TestDocListsVars(t *testing.T) {
+	src, err := os.ReadFile("functions.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^//\t(FOLDCORPUS_[A-Z_]+) `).FindAllStringSubmatch(string(src), -1) {
+		doc[m[1]] = true
+	}
+	if got, want := slices.Sorted(maps.Keys(doc)), config.Vars(config.Functions); !slices.Equal(got, want) {
+		t.Errorf("the package doc lists\n  %v\nthe functions read\n  %v", got, want)
+	}
+}

@@ -64,11 +64,11 @@ func New(cfg Config, deps Deps) *Server {
 
 // NewServer validates cfg and connects the Google Cloud clients: GCS (reads
 // limited to the configured buckets; userProject only on requests to the
-// buckets configured requester-pays),
-// Firestore ledger, Pub/Sub publisher on the shard topic. The clients honour
-// STORAGE_EMULATOR_HOST, FIRESTORE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST.
+// buckets configured requester-pays), the Firestore ledger, the Pub/Sub
+// publisher on the shard topic. The clients honour STORAGE_EMULATOR_HOST,
+// FIRESTORE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST.
 func NewServer(ctx context.Context, cfg Config) (_ *Server, err error) {
-	if err := cfg.Validate(); err != nil {
+	if err := validate(cfg); err != nil {
 		return nil, fmt.Errorf("functions: invalid configuration: %w", err)
 	}
 	sc, err := storage.NewClient(ctx)

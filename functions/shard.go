@@ -182,8 +182,8 @@ const (
 
 // DeadLetter handles a message of the dead-letter topic: the shard it names
 // is marked dead-lettered (keeping the last recorded error: the permanent
-// one, else the last transient one) unless it is done. Always acknowledges, except when the ledger cannot be written
-// (transient: redelivered).
+// one, else the last transient one) unless it is done. Always acknowledges,
+// except when the ledger cannot be written (transient: redelivered).
 func (s *Server) DeadLetter(ctx context.Context, e event.Event) error {
 	ctx = eventContext(ctx, e)
 	log := s.deps.Log.With("function", "DeadLetter", "event_id", e.ID())

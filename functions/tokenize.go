@@ -63,5 +63,5 @@ func (s *Server) stagedURI(msg queue.ShardMessage) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("output %q is not under %s/", msg.Output, s.cfg.OutputPrefix)
 	}
-	return s.cfg.stagingPrefix() + "/" + strings.TrimSuffix(rest, ".parquet") + ".staged.json.gz", nil
+	return s.cfg.Staging() + "/" + strings.TrimSuffix(rest, ".parquet") + ".staged.json.gz", nil
 }

@@ -4,9 +4,9 @@
 # internal ingress, OIDC-authenticated, no public invoker.
 
 locals {
-  # The functions' Config (functions/config.go) read from the environment:
-  # the same names for both functions. infra_test.go checks these names
-  # against what functions/ reads.
+  # The functions' configuration (internal/config) read from the
+  # environment: the same names for both functions. infra_test.go checks
+  # these names against config.Vars(config.Functions).
   function_env = {
     FOLDCORPUS_PROJECT                = var.project
     FOLDCORPUS_REGION                 = var.region

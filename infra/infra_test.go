@@ -2,7 +2,6 @@ package infra
 
 import (
 	"fmt"
-	"go/constant"
 	"go/parser"
 	"go/token"
 	"maps"
@@ -17,6 +16,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/foldcorpus/foldcorpus/internal/config"
 )
 
 // regional lists, per resource type, the attribute that places it; each
@@ -248,16 +249,19 @@ const rotlibPeakMiB = 300
 
 func TestFunctionsMatchConfig(t *testing.T) {
 	m := loadTF(t)
-	reads, consts := goEnvNames(t, "../functions")
-	if len(reads) == 0 {
-		t.Fatal("found no FOLDCORPUS_* environment variables read in ../functions")
+	// The functions read their variables through internal/config, whose
+	// list is what they read (config's TestReadReadsVars); one read by name
+	// in functions/ itself would escape this check.
+	if own, _ := goEnvNames(t, "../functions"); len(own) > 0 {
+		t.Errorf("functions/ reads %v itself: read them through internal/config (config.Read)", slices.Sorted(maps.Keys(own)))
+	}
+	want := config.Vars(config.Functions)
+	if len(want) < 10 || !slices.Contains(want, "FOLDCORPUS_SHARD_TOPIC") {
+		t.Fatalf("config.Vars(config.Functions) = %v: not the functions' variables", want)
 	}
 	registered := registeredFunctions(t)
 	lease := durationOf(t, m.eval(t, m.varDefault(t, "lease")))
-	maxObj, _ := constant.Int64Val(consts["DefaultMaxObjectBytes"])
-	if maxObj == 0 {
-		t.Fatal("DefaultMaxObjectBytes not found in ../functions")
-	}
+	maxObj := int64(config.DefaultMaxObjectBytes)
 	fns := m.resources("google_cloudfunctions2_function")
 	if len(fns) < 2 {
 		t.Fatalf("%d functions, want Planner and ShardFn at least", len(fns))
@@ -320,9 +324,8 @@ func TestFunctionsMatchConfig(t *testing.T) {
 			}
 		}
 		slices.Sort(set)
-		want := slices.Sorted(maps.Keys(reads))
 		if !slices.Equal(set, want) {
-			t.Errorf("function %s: environment\n  sets  %v\n  reads %v (functions/)", name, set, want)
+			t.Errorf("function %s: environment\n  sets  %v\n  reads %v (config.Vars(config.Functions))", name, set, want)
 		}
 	}
 	for _, want := range []string{"Planner", "ShardFn"} {
@@ -529,29 +532,23 @@ func TestBuildpackLayout(t *testing.T) {
 }
 
 // TestTPUJobEnvironment checks the TPU job's environment (local.tpujob_env)
-// against the names the job's code reads (tpujob/ and its CLI entry).
+// against the names the job reads: config.Vars(config.TPUJob), through
+// tpujob.SettingsFromEnv; tpujob/ and its CLI entry read none by name.
 func TestTPUJobEnvironment(t *testing.T) {
 	m := loadTF(t)
-	reads := map[string]bool{}
-	for _, dir := range []string{"../tpujob", "../cmd/foldcorpus"} {
-		names, _ := goEnvNames(t, dir)
-		if dir == "../cmd/foldcorpus" {
-			// Only the tpujob entry of the CLI counts.
-			names = map[string]bool{}
-			for _, f := range goFiles(t, dir) {
-				if strings.Contains(f, "tpujob") {
-					n, _ := goEnvNamesIn(t, []string{f})
-					maps.Copy(names, n)
-				}
-			}
+	own, _ := goEnvNames(t, "../tpujob")
+	for _, f := range goFiles(t, "../cmd/foldcorpus") {
+		if strings.Contains(f, "tpujob") {
+			n, _ := goEnvNamesIn(t, []string{f})
+			maps.Copy(own, n)
 		}
-		maps.Copy(reads, names)
 	}
-	// The job reads its settings from FOLDCORPUS_* variables
-	// (tpujob.SettingsFromEnv); finding none means the scan broke, not that
-	// there is nothing to check.
-	if len(reads) < 5 || !reads["FOLDCORPUS_TOKENIZE_SUBSCRIPTION"] {
-		t.Fatalf("found only %v read by the tpujob code: the scan of tpujob/ and cmd/foldcorpus/tpujob*.go is broken", slices.Sorted(maps.Keys(reads)))
+	if len(own) > 0 {
+		t.Errorf("tpujob/ or cmd/foldcorpus/tpujob*.go reads %v itself: read them through internal/config (config.Read)", slices.Sorted(maps.Keys(own)))
+	}
+	reads := config.Vars(config.TPUJob)
+	if len(reads) < 5 || !slices.Contains(reads, "FOLDCORPUS_TOKENIZE_SUBSCRIPTION") {
+		t.Fatalf("config.Vars(config.TPUJob) = %v: not the job's variables", reads)
 	}
 	env := m.eval(t, m.locals["tpujob_env"])
 	var set []string
@@ -559,7 +556,7 @@ func TestTPUJobEnvironment(t *testing.T) {
 		set = append(set, k)
 	}
 	slices.Sort(set)
-	if want := slices.Sorted(maps.Keys(reads)); !slices.Equal(set, want) {
+	if want := reads; !slices.Equal(set, want) {
 		t.Errorf("tpujob environment\n  sets  %v\n  reads %v", set, want)
 	}
 }

@@ -5,8 +5,8 @@
 
 locals {
   tpu_zone = "${var.region}-${var.tpu_zone_suffix}"
-  # Exactly the variables the job reads (tpujob.SettingsFromEnv; checked by
-  # infra's TestTPUJobEnvironment).
+  # Exactly the variables the job reads (config.Vars(config.TPUJob), read by
+  # tpujob.SettingsFromEnv; checked by infra's TestTPUJobEnvironment).
   tpujob_env = {
     FOLDCORPUS_PROJECT                = var.project
     FOLDCORPUS_TOKENIZE_SUBSCRIPTION  = google_pubsub_subscription.tokenize.name

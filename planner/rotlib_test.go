@@ -62,7 +62,10 @@ func TestPlanRefusesBadRotlib(t *testing.T) {
 					spec.Format = f
 					spec.Options = map[string]string{fromstructure.OptRotlib: uri}
 					q := localqueue.New()
-					deps := planner.Deps{Store: blobmux.Store{Local: localblob.Store{}, GCS: gcsStore}, Ledger: led, Publisher: q}
+					mux := blobmux.New()
+					mux.Register("file", localblob.Store{})
+					mux.Register("gs", gcsStore)
+					deps := planner.Deps{Store: mux, Ledger: led, Publisher: q}
 					_, err := planner.Plan(ctx, deps, spec)
 					if !errors.Is(err, confind.ErrLibrary) || !strings.Contains(err.Error(), uri+"/BEBL.out:3") || q.Len() != 0 {
 						t.Fatalf("Plan with a bad library = %v, %d published; want an ErrLibrary naming %s/BEBL.out:3 and nothing published", err, q.Len(), uri)

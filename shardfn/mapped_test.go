@@ -99,7 +99,8 @@ func TestLocalRowsMapped(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer led.Close()
-			store := blobmux.Store{Local: localblob.Store{}}
+			store := blobmux.New()
+			store.Register("file", localblob.Store{})
 			p, err := planner.Plan(ctx, planner.Deps{Store: store, Ledger: led, Publisher: localqueue.New(), NewFormat: newFake},
 				planner.Spec{Manifest: filepath.Join(dir, "m", "*.parquet"), Format: "fake", Output: filepath.Join(dir, "out")})
 			if err != nil {

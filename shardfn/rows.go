@@ -164,7 +164,7 @@ type localReader interface {
 
 // readsInPlace returns store as a localReader and whether it reads uri in
 // place (a local read, done under a CPU slot): always for a localReader,
-// for the URIs it says for a router (blobmux.Store: paths and file://, not
+// for the URIs it says for a router (blobmux.Mux: paths and file://, not
 // gs://).
 func readsInPlace(store blob.Store, uri string) (localReader, bool) {
 	r, ok := store.(localReader)

@@ -3,20 +3,21 @@ package main
 import (
 	"testing"
 
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 )
 
-// TestCLIStoreConformance runs the blob.Store suite over the store of
-// `run` and `smoke`: local paths, and gs:// URIs through its lazily made
-// GCS client (pointed at fake-gcs-server by STORAGE_EMULATOR_HOST, as
-// run_gcs_test does).
+// TestCLIStoreConformance runs the blob.Store suite over the CLI's store
+// registry (run, smoke, report, publish, fetch-manifest): local paths, and
+// gs:// URIs through its lazily made GCS client (pointed at fake-gcs-server
+// by STORAGE_EMULATOR_HOST, as run_gcs_test does).
 func TestCLIStoreConformance(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
 			h := harness.Local(t, objects, "file://")
-			h.Store = cliStore()
+			h.Store = cliStore(t)
 			h.Foreign = "s3://bucket/x"
 			return h
 		})
@@ -25,9 +26,16 @@ func TestCLIStoreConformance(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
 			h, fake := harness.FakeGCS(t, objects, gcs.Options{})
 			t.Setenv("STORAGE_EMULATOR_HOST", fake.URL)
-			h.Store = cliStore()
+			h.Store = cliStore(t)
 			h.Foreign = ""
 			return h
 		})
 	})
+}
+
+// cliStore is the CLI's store registry, closed when t ends.
+func cliStore(t *testing.T) blob.Store {
+	m := cliStores()
+	t.Cleanup(func() { m.Close() })
+	return m
 }

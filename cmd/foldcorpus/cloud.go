@@ -25,10 +25,12 @@ import (
 	"github.com/foldcorpus/foldcorpus/planner"
 )
 
-// The cloud commands read the same environment variables as the functions
-// (functions/README.md): FOLDCORPUS_PROJECT (or GOOGLE_CLOUD_PROJECT),
+// The cloud commands read some of the functions' environment variables
+// (functions/README.md) as their flags' defaults, config.Vars(config.CLI):
+// FOLDCORPUS_PROJECT (or GOOGLE_CLOUD_PROJECT), FOLDCORPUS_REGION,
 // FOLDCORPUS_SHARD_TOPIC, FOLDCORPUS_FIRESTORE_DATABASE,
-// FOLDCORPUS_LEDGER_COLLECTION, FOLDCORPUS_USER_PROJECT; flags override them.
+// FOLDCORPUS_LEDGER_COLLECTION, FOLDCORPUS_USER_PROJECT,
+// FOLDCORPUS_REQUESTER_PAYS_BUCKETS; flags override them.
 func init() {
 	cloudStatus = runCloudStatus
 	register("rerun", "publish the shards of a cloud run that are not done (rerun --run ID [--shard N] [--gcloud])", runRerun)
@@ -40,15 +42,17 @@ type cloudFlags struct {
 }
 
 func (c *cloudFlags) register(fs *flag.FlagSet) {
-	env := config.NewEnv(os.Getenv, "").String
+	// The variables give the defaults (all strings: Read cannot fail);
+	// the flags override them.
+	env, _ := config.Read(os.Getenv, config.CLI, "")
 	fs.StringVar(&c.run, "run", "", "run id (gs://BUCKET/OBJECT#GENERATION of the trigger object)")
-	fs.StringVar(&c.project, "project", env("FOLDCORPUS_PROJECT", os.Getenv("GOOGLE_CLOUD_PROJECT")), "Google Cloud project")
-	fs.StringVar(&c.database, "database", env("FOLDCORPUS_FIRESTORE_DATABASE", config.DefaultFirestoreDB), "Firestore database id")
-	fs.StringVar(&c.collection, "collection", env("FOLDCORPUS_LEDGER_COLLECTION", config.DefaultLedgerCollection), "Firestore collection of run documents")
-	fs.StringVar(&c.topic, "topic", os.Getenv("FOLDCORPUS_SHARD_TOPIC"), "shard topic id (rerun)")
-	fs.StringVar(&c.region, "region", os.Getenv("FOLDCORPUS_REGION"), "region the functions run in (status: warn about buckets elsewhere)")
-	fs.StringVar(&c.requesterPays, "requester-pays-buckets", os.Getenv("FOLDCORPUS_REQUESTER_PAYS_BUCKETS"), "comma-separated buckets configured requester-pays; only requests to them carry --user-project (rerun)")
-	fs.StringVar(&c.userProject, "user-project", os.Getenv("FOLDCORPUS_USER_PROJECT"), "project billed for the requester-pays buckets (rerun; default --project)")
+	fs.StringVar(&c.project, "project", env.Project, "Google Cloud project")
+	fs.StringVar(&c.database, "database", env.FirestoreDB, "Firestore database id")
+	fs.StringVar(&c.collection, "collection", env.LedgerCollection, "Firestore collection of run documents")
+	fs.StringVar(&c.topic, "topic", env.ShardTopic, "shard topic id (rerun)")
+	fs.StringVar(&c.region, "region", env.Region, "region the functions run in (status: warn about buckets elsewhere)")
+	fs.StringVar(&c.requesterPays, "requester-pays-buckets", strings.Join(env.RequesterPays, ","), "comma-separated buckets configured requester-pays; only requests to them carry --user-project (rerun)")
+	fs.StringVar(&c.userProject, "user-project", env.UserProject, "project billed for the requester-pays buckets (rerun; default --project)")
 }
 
 // gcsOptions bills the requester-pays buckets, and only those, to

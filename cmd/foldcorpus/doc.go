@@ -89,7 +89,9 @@ func runDoc(ctx context.Context, args []string) error {
 	if !slices.Contains(readers, *name) {
 		return &exitError{2, fmt.Errorf("--format %q: doc reads mmCIF files, so the format must be one of %s", *name, strings.Join(readers, ", "))}
 	}
-	f, err := inline.NewIn(ctx, format.Env{Store: cliStore()}, *name, opts)
+	store := cliStores()
+	defer store.Close()
+	f, err := inline.NewIn(ctx, format.Env{Store: store}, *name, opts)
 	if err != nil {
 		return &exitError{2, err}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/functions"
 	"github.com/foldcorpus/foldcorpus/internal/cloudlog"
+	"github.com/foldcorpus/foldcorpus/internal/config"
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/hf"
@@ -91,7 +92,7 @@ func TestFetchManifestToBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate(config.Functions); err != nil {
 		t.Fatal(err)
 	}
 	led, err := localledger.Open(filepath.Join(t.TempDir(), "ledger.jsonl"))

@@ -15,7 +15,6 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
-	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/hf"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/planner"
@@ -67,7 +66,7 @@ func runFetchManifest(ctx context.Context, args []string) error {
 		cols = hf.Columns{Keep: splitList(ff.columns)}
 	}
 	out := ff.out
-	bucket := strings.HasPrefix(out, "gs://")
+	bucket := !blob.IsLocal(out)
 	if !bucket {
 		if out, err = filepath.Abs(out); err != nil {
 			return err
@@ -80,11 +79,8 @@ func runFetchManifest(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	store, done, err := openStore(ctx, gcs.Options{}, out)
-	if err != nil {
-		return err
-	}
-	defer done()
+	store := cliStores()
+	defer store.Close()
 	client := hf.New(hf.OptionsFromEnv(os.Getenv))
 	fmt.Fprintf(os.Stderr, "fetch-manifest %s from %s into %s (token: %v)\n", src, client.Endpoint(), out, os.Getenv("HF_TOKEN") != "")
 	prog := &fetchProgress{progressLine{w: os.Stderr, tty: isTerminal(os.Stderr)}}
@@ -126,8 +122,8 @@ func runFetchManifest(ctx context.Context, args []string) error {
 }
 
 // writeRunSpec writes the run spec (planner.RunSpec, which the planner
-// function reads) under out, create-only; an identical
-// spec already there (a rerun) is fine.
+// function reads) under out, create-only; an identical spec already there
+// (a rerun) is fine.
 func writeRunSpec(ctx context.Context, store blob.Store, out, name string, spec planner.RunSpec) (string, error) {
 	if !strings.HasSuffix(name, planner.RunSpecSuffix) || strings.Contains(name, "/") {
 		return "", fmt.Errorf("--run-spec %q: want a plain NAME.run.json", name)

@@ -8,11 +8,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/datacard"
-	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/hf"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
@@ -64,8 +63,8 @@ func runPublish(ctx context.Context, args []string) error {
 	if opts.Token == "" {
 		return &exitError{2, errors.New("HF_TOKEN is not set: publishing needs a Hub token with write access")}
 	}
-	gsOut := strings.HasPrefix(out, "gs://")
-	if !gsOut {
+	remote := !blob.IsLocal(out) // a gs:// run: no ledger file beside it
+	if !remote {
 		if out, err = localblob.Path(out); err != nil {
 			return &exitError{2, err}
 		}
@@ -73,16 +72,13 @@ func runPublish(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	store, done, err := openStore(ctx, gcs.Options{}, out)
-	if err != nil {
-		return err
-	}
-	defer done()
+	store := cliStores()
+	defer store.Close()
 
 	var run *ledger.Run
 	var shards []ledger.Shard
 	switch {
-	case !gsOut:
+	case !remote:
 		if run, shards, err = readLocalLedger(filepath.Join(out, localledger.FileName), pf.runID); err != nil {
 			return err
 		}
@@ -114,7 +110,7 @@ func runPublish(ctx context.Context, args []string) error {
 	var files []hf.PublishFile
 	for _, u := range rs.files {
 		f := hf.PublishFile{Path: at("data/" + path.Base(u)), URI: u}
-		if gsOut {
+		if remote {
 			// Hashing a bucket's shards means reading them all twice: take
 			// the sha256 the ledger recorded when each was written (the
 			// Hub checks what is uploaded against it). Local files are

@@ -104,7 +104,7 @@ func collectShards(ctx context.Context, store blob.Store, out string, run *ledge
 // manifestLock finds the lock file fetch-manifest wrote beside the run's
 // manifest (in the manifest's folder or up to two folders above it).
 func manifestLock(ctx context.Context, store blob.Store, manifest string) *datacard.Manifest {
-	if manifest == "" || strings.HasPrefix(manifest, "hf://") {
+	if manifest == "" || blob.Scheme(manifest) == "hf" {
 		return nil
 	}
 	dir := path.Dir(manifest)

@@ -10,14 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"cloud.google.com/go/firestore"
-	"cloud.google.com/go/storage"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
-	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
@@ -76,21 +73,16 @@ func writeReport(ctx context.Context, outDir string) (string, error) {
 
 func buildReport(ctx context.Context, dir string, cfg reportConfig) (string, error) {
 	opts := report.Options{Format: cfg.format, ContextLength: cfg.contextLength, SkipDocuments: cfg.noStatements, ReadDocuments: cfg.readDocuments}
-	var store blob.Store
-	if strings.HasPrefix(dir, "gs://") {
-		client, err := storage.NewClient(ctx)
-		if err != nil {
-			return "", fmt.Errorf("report: storage client: %w", err)
-		}
-		defer client.Close()
-		store = gcs.New(client, gcs.Options{})
+	store := cliStores()
+	defer store.Close()
+	remote := !blob.IsLocal(dir) // a gs:// run: its ledger is Firestore's, if any
+	if remote {
 		if cfg.firestoreProject != "" {
 			if err := firestoreShards(ctx, cfg, &opts); err != nil {
 				return "", err
 			}
 		}
 	} else {
-		store = localblob.Store{}
 		path, err := localblob.Path(dir)
 		if err != nil {
 			return "", err
@@ -112,7 +104,7 @@ func buildReport(ctx context.Context, dir string, cfg reportConfig) (string, err
 			rep.Summary.Files, rep.Summary.Documents, a.RowsIn, a.DocsOut, formatCounts(a.Filtered), a.Skipped, a.ShardsFailed, a.ShardsMissing,
 			rep.Summary.IO.BytesRead, rep.Summary.IO.BytesTotal)
 	}
-	if strings.HasPrefix(dir, "gs://") {
+	if remote {
 		if err := rep.WriteStore(ctx, store, dir); err != nil {
 			return "", err
 		}

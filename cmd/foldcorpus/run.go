@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
@@ -96,13 +97,21 @@ func (rf *runFlags) spec(ctx context.Context) (planner.Spec, error) {
 	}
 	out := rf.out
 	var err error
-	if strings.HasPrefix(out, "gs://") {
+	switch blob.Scheme(out) {
+	case "", "file":
+		if out, err = localblob.Path(out); err == nil {
+			out, err = filepath.Abs(out)
+		}
+		if err != nil {
+			return planner.Spec{}, &exitError{2, fmt.Errorf("--out: %w", err)}
+		}
+	case "gs":
 		out = strings.TrimRight(out, "/")
 		if rf.manifest == "" {
 			return planner.Spec{}, &exitError{2, errors.New("a gs:// --out needs a --manifest (the embedded sample is written locally)")}
 		}
-	} else if out, err = filepath.Abs(out); err != nil {
-		return planner.Spec{}, err
+	default:
+		return planner.Spec{}, &exitError{2, fmt.Errorf("--out %s: want a folder or gs://BUCKET/PREFIX", out)}
 	}
 	glob := rf.manifest
 	if glob == "" {
@@ -156,7 +165,7 @@ func runRun(ctx context.Context, args []string) error {
 	}
 	// gs:// anywhere (manifest, the rows' objects, output) goes through
 	// GCS, set up at its first use.
-	store := cliStore()
+	store := cliStores()
 	ledgerPath, err := rf.ledgerPath(spec.Output)
 	if err != nil {
 		return err
@@ -190,7 +199,7 @@ func runRun(ctx context.Context, args []string) error {
 	// The report is written also when shards failed: its failures table
 	// (entry id and cause per failed shard) is most useful then. The run
 	// still exits non-zero.
-	if strings.HasPrefix(spec.Output, "gs://") {
+	if !blob.IsLocal(spec.Output) {
 		fmt.Fprintf(os.Stderr, "output: %s; ledger %s (see `foldcorpus status --ledger %s`); no report for a gs:// output\n", spec.Output, ledgerPath, ledgerPath)
 		return err
 	}
@@ -214,10 +223,11 @@ func (rf *runFlags) ledgerPath(out string) (string, error) {
 	if rf.ledger != "" {
 		return filepath.Abs(rf.ledger)
 	}
-	if !strings.HasPrefix(out, "gs://") {
+	scheme := blob.Scheme(out)
+	if scheme == "" || scheme == "file" {
 		return filepath.Join(out, localledger.FileName), nil
 	}
-	return filepath.Abs(filepath.Join(".foldcorpus", "ledgers", filepath.FromSlash(strings.TrimPrefix(out, "gs://")), localledger.FileName))
+	return filepath.Abs(filepath.Join(".foldcorpus", "ledgers", filepath.FromSlash(out[len(scheme+"://"):]), localledger.FileName))
 }
 
 // progress shows shards, docs, docs/s and ETA: a redrawn bar on a terminal,

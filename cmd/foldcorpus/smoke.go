@@ -82,7 +82,7 @@ func runSmoke(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	store := cliStore()
+	store := cliStores()
 	// The full manifest's size, from its footers only.
 	pf, err := planner.Prepare(ctx, planner.Deps{Store: store}, full)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"cloud.google.com/go/storage"
 	"golang.org/x/oauth2/google"
@@ -13,23 +12,29 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/blobmux"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/hf"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 )
 
-// openStore returns the blob store for a local command: local files, and
-// GCS (the same adapter as the cloud path) when any of uris is gs://. GCS
-// uses Application Default Credentials when there are any, else anonymous
-// access (public buckets such as the AlphaFold DB's); STORAGE_EMULATOR_HOST
-// points it at an emulator. The caller calls done.
-func openStore(ctx context.Context, opts gcs.Options, uris ...string) (_ blob.Store, done func(), err error) {
-	st := blobmux.Store{Local: localblob.Store{}}
-	need := false
-	for _, u := range uris {
-		need = need || strings.HasPrefix(u, "gs://")
-	}
-	if !need {
-		return st, func() {}, nil
-	}
+// cliStores returns the CLI's store registry, used by every command that
+// reads or writes objects named by the user: paths and file:// URIs on
+// this machine's disk, gs:// through GCS with the adapter the deployed
+// functions use (its client made at the first gs:// call, so that a
+// local-only command needs no credentials: see openGCS), hf:// through the
+// Hugging Face Hub (HF_TOKEN, HF_ENDPOINT). The caller calls Close when it
+// made many (a test); a command's process owns its one.
+func cliStores() *blobmux.Mux {
+	m := blobmux.New()
+	m.Register("file", localblob.Store{})
+	m.RegisterOpener("gs", func(ctx context.Context) (blob.Store, func() error, error) { return openGCS(ctx, gcs.Options{}) })
+	m.Register("hf", hf.NewStore(hf.New(hf.OptionsFromEnv(os.Getenv))))
+	return m
+}
+
+// openGCS makes the GCS store: Application Default Credentials when there
+// are any, else anonymous access (public buckets such as the AlphaFold
+// DB's); STORAGE_EMULATOR_HOST points it at an emulator.
+func openGCS(ctx context.Context, opts gcs.Options) (blob.Store, func() error, error) {
 	var copts []option.ClientOption
 	if os.Getenv("STORAGE_EMULATOR_HOST") == "" {
 		if _, err := google.FindDefaultCredentials(ctx, storage.ScopeReadWrite); err != nil {
@@ -41,6 +46,5 @@ func openStore(ctx context.Context, opts gcs.Options, uris ...string) (_ blob.St
 	if err != nil {
 		return nil, nil, fmt.Errorf("GCS client: %w", err)
 	}
-	st.GCS = gcs.New(sc, opts)
-	return st, func() { sc.Close() }, nil
+	return gcs.New(sc, opts), sc.Close, nil
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/cloudlog"
+	"github.com/foldcorpus/foldcorpus/internal/config"
 	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/tpujob"
@@ -51,7 +51,7 @@ func runTPUJob(ctx context.Context, args []string) error {
 // until ctx ends (SIGTERM); then it stops pulling and lets the shards in
 // flight finish for up to drain (see tpujob.Job.ReceiveDrain). It returns
 // nil after a clean stop.
-func serveTPUJob(ctx context.Context, s tpujob.Settings, drain time.Duration, log *slog.Logger) error {
+func serveTPUJob(ctx context.Context, s config.Config, drain time.Duration, log *slog.Logger) error {
 	start := time.Now()
 	// The clients outlive ctx: the shards in flight still write, mark
 	// done and ack after SIGTERM.
@@ -81,12 +81,12 @@ func serveTPUJob(ctx context.Context, s tpujob.Settings, drain time.Duration, lo
 	if err != nil {
 		return err
 	}
-	enc, err := s.NewEncoderFrom(weights)
+	enc, err := tpujob.NewEncoder(s, weights)
 	cleanup()
 	if err != nil {
 		return err
 	}
-	cfg := s.Config()
+	cfg := tpujob.JobConfig(s)
 	cfg.Logger = log
 	job, err := tpujob.New(cfg, enc, store, firestoreledger.New(fc, firestoreledger.Options{Collection: s.LedgerCollection}))
 	if err != nil {
@@ -106,11 +106,12 @@ func serveTPUJob(ctx context.Context, s tpujob.Settings, drain time.Duration, lo
 	return nil
 }
 
-// localWeights returns a local path for the weights setting: a gs://
-// checkpoint is downloaded to a temporary file (removed by cleanup once
-// loaded); anything else is passed through.
+// localWeights returns a local path for the weights setting: a remote
+// checkpoint (gs://) is downloaded through store to a temporary file
+// (removed by cleanup once loaded); a path, a file:// URI or
+// generated:SEED is passed through.
 func localWeights(ctx context.Context, store blob.Store, spec string) (path string, cleanup func(), err error) {
-	if !strings.HasPrefix(spec, "gs://") {
+	if blob.IsLocal(spec) {
 		return spec, func() {}, nil
 	}
 	data, err := store.ReadAll(ctx, spec)

@@ -1,7 +1,8 @@
 // Package blob is the seam to object storage: whole-object reads to EOF,
 // range reads for parquet footers, listing, and create-only writes. The local
 // implementation serves files and file:// URIs; the Google Cloud one (package
-// internal/gcs) serves gs:// URIs.
+// internal/gcs) serves gs:// URIs; package internal/blobmux chooses among
+// the stores a process registers by URI scheme (Scheme).
 package blob
 
 import (

@@ -1,51 +1,150 @@
-// Package blobmux routes blob.Store calls by URI: gs:// URIs to a GCS store
-// (package internal/gcs), hf:// URIs to the Hugging Face Hub (package
-// internal/hf), everything else (paths, file:// URIs) to the local one, so one run can read a gs:// manifest and objects and write locally,
-// or the other way round.
+// Package blobmux chooses a blob.Store by URI scheme, as go-cloud's URLMux
+// does: a process registers one store (or an opener that makes it on first
+// use) per scheme it serves, "gs" for GCS (package internal/gcs), "hf" for
+// the Hugging Face Hub (package internal/hf), "file" for this machine's
+// files (package internal/localblob, which also serves plain paths), and
+// the Mux, itself a blob.Store, sends every call to the store of its URI's
+// scheme (blob.Scheme). So one run can read a gs:// manifest and objects
+// and write locally, or the other way round; a scheme nobody registered is
+// a permanent error naming the schemes the process serves.
 package blobmux
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 )
 
-// Store routes by URI: gs:// to GCS, hf:// to HF, the rest to Local. GCS
-// and HF may be nil: their URIs are then a permanent error. Safe for
-// concurrent use when the stores are.
-type Store struct {
-	Local blob.Store
-	GCS   blob.Store
-	HF    blob.Store
+// An Opener makes the store of one scheme. The Mux calls it once, at the
+// first call for a URI of that scheme (so that a process that only reads
+// local files needs no cloud credentials), with a context that is never
+// cancelled (the store outlives the call that made it); its result, store
+// or error, is kept for every later call. close, when not nil, releases
+// what the store holds (a client); Mux.Close calls it.
+type Opener func(ctx context.Context) (st blob.Store, close func() error, err error)
+
+// Mux is a blob.Store that routes each call to the store registered for
+// its URI's scheme; a path (no scheme) goes to the "file" store. Register
+// every scheme before the first call. Safe for concurrent use when the
+// stores are.
+type Mux struct {
+	mu      sync.Mutex
+	schemes map[string]*backend
+}
+
+// backend is one scheme's store, made by open at its first use.
+type backend struct {
+	once  sync.Once
+	open  Opener
+	st    blob.Store
+	close func() error
+	err   error
 }
 
 var (
-	_ blob.Store            = Store{}
-	_ blob.GenerationOpener = Store{}
+	_ blob.Store            = (*Mux)(nil)
+	_ blob.GenerationOpener = (*Mux)(nil)
 )
 
-func (s Store) pick(uri string) (blob.Store, error) {
-	if strings.HasPrefix(uri, "hf://") {
-		if s.HF == nil {
-			return nil, derrors.Permanent(fmt.Errorf("%s: no Hugging Face store configured", uri))
-		}
-		return s.HF, nil
+// New returns a Mux with no scheme registered.
+func New() *Mux { return &Mux{schemes: map[string]*backend{}} }
+
+// Register makes st the store of scheme's URIs ("gs", "hf"; "file" serves
+// plain paths too). It panics when scheme is not a lower-case URI scheme or
+// is registered already: registering is the program's set-up, not input.
+func (m *Mux) Register(scheme string, st blob.Store) {
+	m.RegisterOpener(scheme, func(context.Context) (blob.Store, func() error, error) { return st, nil, nil })
+}
+
+// RegisterOpener makes open the maker of scheme's store (see Opener); it
+// panics as Register does.
+func (m *Mux) RegisterOpener(scheme string, open Opener) {
+	if scheme == "" || blob.Scheme(scheme+"://") != scheme || open == nil {
+		panic(fmt.Sprintf("blobmux: Register(%q): not a lower-case URI scheme, or no store", scheme))
 	}
-	if strings.HasPrefix(uri, "gs://") {
-		if s.GCS == nil {
-			return nil, derrors.Permanent(fmt.Errorf("%s: no GCS store configured", uri))
-		}
-		return s.GCS, nil
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.schemes[scheme]; ok {
+		panic(fmt.Sprintf("blobmux: scheme %q registered twice", scheme))
 	}
-	return s.Local, nil
+	m.schemes[scheme] = &backend{open: open}
+}
+
+// Schemes returns the registered schemes, sorted.
+func (m *Mux) Schemes() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for s := range m.schemes {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Store returns the store of uri's scheme, making it if it is the first
+// use; a scheme that is not registered, or whose opener failed, is an
+// error (permanent for the former; the opener's error as it was).
+func (m *Mux) Store(ctx context.Context, uri string) (blob.Store, error) {
+	scheme := blob.Scheme(uri)
+	if scheme == "" {
+		scheme = "file"
+	}
+	m.mu.Lock()
+	b, ok := m.schemes[scheme]
+	m.mu.Unlock()
+	if !ok {
+		return nil, derrors.Permanent(fmt.Errorf("%s: no store for %s:// URIs here (this process serves %s)", uri, scheme, m.served()))
+	}
+	b.once.Do(func() {
+		b.st, b.close, b.err = b.open(context.WithoutCancel(ctx))
+		if b.err != nil {
+			b.err = fmt.Errorf("opening the %s:// store: %w", scheme, b.err)
+		}
+	})
+	return b.st, b.err
+}
+
+// served names the registered schemes for an error message.
+func (m *Mux) served() string {
+	var names []string
+	for _, s := range m.Schemes() {
+		if s == "file" {
+			names = append(names, "paths and file://")
+		} else {
+			names = append(names, s+"://")
+		}
+	}
+	if len(names) == 0 {
+		return "no URIs at all"
+	}
+	return strings.Join(names, ", ")
+}
+
+// Close releases what the opened stores hold (see Opener); the Mux must not
+// be used afterwards.
+func (m *Mux) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var errs []error
+	for _, b := range m.schemes {
+		if b.close != nil {
+			errs = append(errs, b.close())
+			b.close = nil
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // ReadAll is the routed store's ReadAll.
-func (s Store) ReadAll(ctx context.Context, uri string) ([]byte, error) {
-	st, err := s.pick(uri)
+func (m *Mux) ReadAll(ctx context.Context, uri string) ([]byte, error) {
+	st, err := m.Store(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +155,9 @@ func (s Store) ReadAll(ctx context.Context, uri string) ([]byte, error) {
 // to a store that parses objects from their mapping or the caller's buffer
 // (the local one), so that a reader of many objects in turn (shardfn's
 // rows) reuses its memory and does that read under a CPU slot, not a fetch
-// slot.
-func (s Store) ReadsInPlace(uri string) bool {
-	st, err := s.pick(uri)
+// slot. It makes the scheme's store if it is the first use.
+func (m *Mux) ReadsInPlace(uri string) bool {
+	st, err := m.Store(context.Background(), uri)
 	if err != nil {
 		return false
 	}
@@ -76,8 +175,8 @@ type mappedReader interface {
 // local store: see localblob.ReadMapped's contract for fn), else fn on
 // ReadAll's bytes. An error reading the object is returned without calling
 // fn; fn's error is returned as it is.
-func (s Store) ReadMappedURI(ctx context.Context, uri string, buf []byte, fn func(data []byte) error) ([]byte, error) {
-	st, err := s.pick(uri)
+func (m *Mux) ReadMappedURI(ctx context.Context, uri string, buf []byte, fn func(data []byte) error) ([]byte, error) {
+	st, err := m.Store(ctx, uri)
 	if err != nil {
 		return buf[:0], err
 	}
@@ -92,8 +191,8 @@ func (s Store) ReadMappedURI(ctx context.Context, uri string, buf []byte, fn fun
 }
 
 // Open is the routed store's Open.
-func (s Store) Open(ctx context.Context, uri string) (blob.Object, error) {
-	st, err := s.pick(uri)
+func (m *Mux) Open(ctx context.Context, uri string) (blob.Object, error) {
+	st, err := m.Store(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +200,8 @@ func (s Store) Open(ctx context.Context, uri string) (blob.Object, error) {
 }
 
 // Create is the routed store's Create.
-func (s Store) Create(ctx context.Context, uri string, data []byte) error {
-	st, err := s.pick(uri)
+func (m *Mux) Create(ctx context.Context, uri string, data []byte) error {
+	st, err := m.Store(ctx, uri)
 	if err != nil {
 		return err
 	}
@@ -110,8 +209,8 @@ func (s Store) Create(ctx context.Context, uri string, data []byte) error {
 }
 
 // List is the routed store's List.
-func (s Store) List(ctx context.Context, pattern string) ([]string, error) {
-	st, err := s.pick(pattern)
+func (m *Mux) List(ctx context.Context, pattern string) ([]string, error) {
+	st, err := m.Store(ctx, pattern)
 	if err != nil {
 		return nil, err
 	}
@@ -120,14 +219,14 @@ func (s Store) List(ctx context.Context, pattern string) ([]string, error) {
 
 // OpenGeneration is the routed store's OpenGeneration; a store without
 // generations gives a permanent error.
-func (s Store) OpenGeneration(ctx context.Context, uri string, generation int64) (blob.Object, error) {
-	st, err := s.pick(uri)
+func (m *Mux) OpenGeneration(ctx context.Context, uri string, generation int64) (blob.Object, error) {
+	st, err := m.Store(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
 	g, ok := st.(blob.GenerationOpener)
 	if !ok {
-		return nil, derrors.Permanent(fmt.Errorf("%s: generation %d asked for, but this store has no object generations", uri, generation))
+		return nil, derrors.Permanent(fmt.Errorf("%s: generation %d asked for, but this store has no object generations (%T)", uri, generation, st))
 	}
 	return g.OpenGeneration(ctx, uri, generation)
 }

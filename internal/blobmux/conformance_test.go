@@ -17,14 +17,19 @@ func TestConformance(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
 			h := harness.Local(t, objects, "")
-			h.Store = blobmux.Store{Local: h.Store}
+			m := blobmux.New()
+			m.Register("file", h.Store)
+			h.Store = m
 			return h
 		})
 	})
 	t.Run("gcs", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
 			h, _ := harness.FakeGCS(t, objects, gcs.Options{})
-			h.Store = blobmux.Store{Local: localblob.Store{}, GCS: h.Store}
+			m := blobmux.New()
+			m.Register("file", localblob.Store{})
+			m.Register("gs", h.Store)
+			h.Store = m
 			h.Foreign = "hf://datasets/owner/name/x.parquet" // no HF store configured
 			return h
 		})

@@ -1,10 +1,11 @@
-// Package config is what the deployed processes (functions/, tpujob/) and
-// the CLI's cloud commands share of their configuration: the defaults they
-// have in common, and Env, which reads FOLDCORPUS_* variables into typed
-// settings and collects every malformed value instead of stopping at the
-// first. Each process keeps its own Config struct (what it reads) with a
-// Validate method; the variable names stay string literals at their reads,
-// where infra's tests find them and check them against the Terraform.
+// Package config is the configuration of the deployed processes
+// (functions/, tpujob/) and of the CLI's cloud commands, as pkgsite-metrics'
+// internal/config is: one Config, read once from the environment (Read,
+// each process its own variables, from one table) and validated
+// (Config.Validate), with the defaults they share. Vars lists the variables
+// a process reads; infra's tests check those lists against the Terraform.
+// Env reads FOLDCORPUS_* variables into typed settings and collects every
+// malformed value instead of stopping at the first.
 package config
 
 import (

@@ -40,7 +40,7 @@ var _ blob.Store = Store{}
 // file:// URI is part of the path (the glob character of List patterns),
 // never a query. Other schemes are a permanent error.
 func Path(uri string) (string, error) {
-	if !strings.Contains(uri, "://") {
+	if blob.Scheme(uri) == "" {
 		return uri, nil
 	}
 	u, err := url.Parse(strings.ReplaceAll(uri, "?", "%3F"))

@@ -89,9 +89,8 @@ var ErrDifferentRun = errors.New("output folder holds a different run")
 var ErrIncomplete = errors.New("run incomplete")
 
 // Run plans the run (its spec normalized, see Normalize) and processes
-// every shard not done. It holds the
-// output folder's ledger lock for its duration (a second concurrent run on
-// the same folder fails). A folder that already holds a different run is an
+// every shard not done. It holds the output folder's ledger lock for its
+// duration (a second concurrent run on the same folder fails). A folder that already holds a different run is an
 // error (use another --out). When ctx is cancelled it stops promptly and
 // returns ctx's error; rerunning resumes. If any shard failed it returns an
 // error wrapping ErrIncomplete after processing all the others.
@@ -103,7 +102,7 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	}
 	out := cfg.Spec.Output
 	ledgerPath := cfg.LedgerPath
-	local := !strings.HasPrefix(out, "gs://")
+	local := blob.IsLocal(out)
 	if local {
 		if out, err = localblob.Path(out); err != nil {
 			return nil, err

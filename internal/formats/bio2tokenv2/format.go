@@ -15,9 +15,9 @@ package bio2tokenv2
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 )
 
@@ -86,14 +86,14 @@ type Format struct {
 // New returns the format; open starts its inline encoder. Programs
 // compile lazily, once per length bucket, with one row each (on a CPU,
 // batching buys no throughput and a row pads to at most its bucket).
-// With gs:// weights it opens nothing: such a format adapts (the cloud
+// With remote (gs://) weights it opens nothing: such a format adapts (the cloud
 // shard function stages its inputs for the tokenize job, which reads the
 // checkpoint), and Generate fails with an error saying so. Other weights
 // need open; without it (the Cloud Functions, which carry no encoder) New
 // fails naming the weights.
 func New(opts Options, open OpenEncoder) (*Format, error) {
 	f := &Format{opts: opts, ladder: b2t.Ladder(opts.Rungs)}
-	if strings.HasPrefix(opts.Weights, "gs://") {
+	if !blob.IsLocal(opts.Weights) {
 		return f, nil
 	}
 	if open == nil {
