@@ -12,6 +12,7 @@ type workspace struct {
 	obstPos []int32
 	obstTag []int32
 	grids   [2]grid
+	vox     voxels
 	cells   []cellRange
 	// degrees
 	touched []int32
