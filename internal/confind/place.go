@@ -81,8 +81,7 @@ func (ws *workspace) rotamers(pos []Position, lib *Library, nativeOnly bool, cla
 		tag[q] = obstPos[o]
 	}
 	ws.obstPos, ws.obstTag = obstPos, tag
-	ws.vox.build(obst, obstPos, clash)
-	pr := pruner{g: g, vox: &ws.vox, tag: tag, clash: clash, c2: clash * clash}
+	pr := pruner{g: g, tag: tag, clash: clash, c2: clash * clash}
 
 	pl.percont = make([][]int32, len(pos))
 	pl.nPlaced = resize(pl.nPlaced, len(pos), true)
@@ -183,7 +182,6 @@ func (ws *workspace) rows(p *Position, i int32, t *template, idx []int32, pr *pr
 // pruner tests atoms for clashes with the backbone of other positions.
 type pruner struct {
 	g         *grid
-	vox       *voxels
 	tag       []int32 // the position of each grid point
 	clash, c2 float64
 }
@@ -192,9 +190,6 @@ type pruner struct {
 // position other than pos; with all, it adds every such position to
 // *percont (sorted) instead of stopping at the first.
 func (pr *pruner) test(x vec, pos int32, all bool, percont *[]int32) bool {
-	if pr.vox.clear(x, pos) {
-		return false
-	}
 	g := pr.g
 	x0, x1, y0, y1, z0, z1 := g.span(x, pr.clash)
 	hit := false

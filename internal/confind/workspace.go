@@ -12,7 +12,6 @@ type workspace struct {
 	obstPos []int32
 	obstTag []int32
 	grids   [2]grid
-	vox     voxels
 	cells   []cellRange
 	// degrees
 	touched []int32
