@@ -232,7 +232,10 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				f.Normals.Skip(skip)
 				skip = 0
 				ds := [3]coordfront.Draw{f.Normals.Next(), f.Normals.Next(), f.Normals.Next()}
-				// the cheap bound on all three axes first, then the values
+				// the cheap bound on all three axes first, then the values:
+				// first on the axes where the atom lies outside the box
+				// (the likeliest to leave it out), then on the others
+				var outside [3]bool
 				for j := range 3 {
 					d := 0.0
 					if p[j] < lo[j] {
@@ -243,12 +246,18 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 					if u := ds[j].U; d > 0 && s2*(1-u)/u < d*d {
 						continue candidate // its noise cannot reach the box
 					}
+					outside[j] = d > 0
 				}
 				var n [3]int
-				for j := range 3 {
-					n[j] = noisedTenths(p[j], sigma, tol, ds[j], &g.approx)
-					if n[j]/100 != bb[j] {
-						continue candidate
+				for _, out := range [2]bool{true, false} {
+					for j := range 3 {
+						if outside[j] != out {
+							continue
+						}
+						n[j] = noisedTenths(p[j], sigma, tol, ds[j], &g.approx)
+						if n[j]/100 != bb[j] {
+							continue candidate
+						}
 					}
 				}
 				if r.Random() >= cfg.KeepProb {
