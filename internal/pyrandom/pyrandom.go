@@ -194,6 +194,20 @@ func (r *Rand) refill() uint32 {
 	return r.out[0]
 }
 
+// Skip advances the generator by k raw 32-bit outputs (k calls of Uint32,
+// their values discarded): whole blocks are still generated, but no output
+// is read. It panics if k is negative.
+func (r *Rand) Skip(k int) {
+	if k < 0 {
+		panic(fmt.Sprintf("pyrandom: Skip(%d): k must be non-negative", k))
+	}
+	for k > n-r.mti {
+		k -= n - r.mti
+		r.generate()
+	}
+	r.mti += k
+}
+
 // Random returns random.random(): a float64 in [0, 1) with 53 random bits.
 func (r *Rand) Random() float64 {
 	var a, b uint32

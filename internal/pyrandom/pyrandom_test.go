@@ -362,3 +362,22 @@ func TestCoordinateFormatDrawsManySeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestSkip: Skip(k) leaves the generator where k calls of Uint32 do, from
+// every offset in a block and across several blocks.
+func TestSkip(t *testing.T) {
+	a, b := New(12345), New(12345)
+	for i := range 4000 {
+		k := (i * 37) % 700
+		if i%97 == 0 {
+			k = 2000 + i
+		}
+		for range k {
+			a.Uint32()
+		}
+		b.Skip(k)
+		if x, y := a.Uint32(), b.Uint32(); x != y {
+			t.Fatalf("step %d (skip %d): %#x vs %#x", i, k, x, y)
+		}
+	}
+}

@@ -44,6 +44,28 @@ func (n *Normals) draw() Draw {
 	return Draw{x, u, false}
 }
 
+// Skip consumes the draws of the next k gauss() values without returning
+// them: those Next would take, k times, except that only the last pair's
+// draws are read when its second value stays cached (k is odd after the
+// cached value, if any, is used); the other pairs' four 32-bit outputs
+// each are skipped in bulk (pyrandom.Rand.Skip).
+func (n *Normals) Skip(k int) {
+	if k <= 0 {
+		return
+	}
+	if n.cached {
+		n.cached = false
+		k--
+	}
+	pairs := (k + 1) / 2
+	if k%2 == 1 {
+		n.R.Skip(4 * (pairs - 1))
+		n.draw()
+		return
+	}
+	n.R.Skip(4 * pairs)
+}
+
 // Cached returns the draws of the pair whose second value gauss() has
 // cached, if it has one: the next Next returns it with Second set.
 func (n *Normals) Cached() (Draw, bool) {

@@ -54,3 +54,32 @@ func TestVocabIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalsSkip: Skip(k) leaves the stream where k calls of Next (and
+// Rand.Gauss, checked against CPython) leave it, with or without a cached
+// value, across block boundaries, and with other draws between.
+func TestNormalsSkip(t *testing.T) {
+	for seed := range uint64(20) {
+		a, b := pyrandom.New(seed), pyrandom.New(seed)
+		n := Normals{R: b}
+		for i := range 3000 {
+			k := (i*7 + int(seed)) % 40
+			if i%11 == 0 {
+				k = 300 + i%5 // more than a block's worth of outputs
+			}
+			for range k {
+				a.Gauss(0, 1)
+			}
+			n.Skip(k)
+			if i%5 == 2 {
+				if x, y := a.Random(), b.Random(); x != y {
+					t.Fatalf("seed %d step %d (skip %d): random %v vs %v", seed, i, k, x, y)
+				}
+			}
+			want := a.Gauss(0, 1)
+			if got := n.Next().Exact(); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("seed %d step %d (skip %d): Normals %v, Gauss %v", seed, i, k, got, want)
+			}
+		}
+	}
+}

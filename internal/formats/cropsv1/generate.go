@@ -106,6 +106,7 @@ type Generator struct {
 	included   []member
 	counts     []float64
 	nbs        [][3]int
+	cands      [][]int32 // pass 2: the candidate atoms of a crop, by box
 	approx     coordfront.ApproxCache
 	picks      []int32   // pass 1's atoms
 	xs, us, zs []float64 // pass 1's Gaussian pairs and values

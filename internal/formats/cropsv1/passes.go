@@ -197,41 +197,76 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				hi[j] = math.Inf(1)
 			}
 		}
+		// a candidate farther than 8.6 sigma from the box on some axis
+		// cannot reach it whatever its draws (|gauss(0, 1)| < 8.58 as
+		// u >= 2^-53): its three Gaussians are only counted, and skipped in
+		// bulk before the next candidate that needs its draws (or the keep
+		// draw). For the others,
 		// |gauss(0, sigma)|^2 <= sigma^2 * 2*ln(1/u) <= sigma^2 * 2*(1-u)/u
 		// (ln y <= y - 1), with room for the libm's and the products' ulps
 		s2 := 2 * sigma * sigma * (1 + 1e-9)
-		consider := func(ai int32) {
-			p := f.Placed[ai]
-			ds := [3]coordfront.Draw{f.Normals.Next(), f.Normals.Next(), f.Normals.Next()}
-			var n [3]int
-			for j := range 3 {
-				d := 0.0
-				if p[j] < lo[j] {
-					d = lo[j] - p[j]
-				} else if p[j] > hi[j] {
-					d = p[j] - hi[j]
-				}
-				if u := ds[j].U; d > 0 && s2*(1-u)/u < d*d {
-					return // its noise cannot reach the box: its cell differs
-				}
-				n[j] = noisedTenths(p[j], sigma, tol, ds[j], &g.approx)
-				if n[j]/100 != bb[j] {
-					return
-				}
-			}
-			if r.Random() >= cfg.KeepProb {
-				return
-			}
-			included = append(included, member{ai, n})
+		// a candidate farther than maxNoise from the box on some axis cannot
+		// reach it whatever its draws (|gauss(0, 1)| < 8.58 as u >= 2^-53):
+		// its three Gaussians are only counted, and skipped in bulk before
+		// the next candidate that needs its draws (or the keep draw)
+		var flo, fhi [3]float64
+		for j := range 3 {
+			flo[j], fhi[j] = lo[j]-8.6*sigma, hi[j]+8.6*sigma
 		}
-		for _, ai := range cells.atoms(bb) {
-			consider(ai)
-		}
+		skip := 0
+		cands := append(g.cands[:0], cells.atoms(bb))
 		for _, nb := range nbs {
-			for _, ai := range cells.atoms(nb) {
-				consider(ai)
+			if a := cells.atoms(nb); len(a) > 0 {
+				cands = append(cands, a)
 			}
 		}
+		g.cands = cands
+		for _, atoms := range cands {
+		candidate:
+			for _, ai := range atoms {
+				p := &f.Placed[ai]
+				if p[0] < flo[0] || p[0] > fhi[0] || p[1] < flo[1] || p[1] > fhi[1] || p[2] < flo[2] || p[2] > fhi[2] {
+					skip += 3
+					continue
+				}
+				f.Normals.Skip(skip)
+				skip = 0
+				ds := [3]coordfront.Draw{f.Normals.Next(), f.Normals.Next(), f.Normals.Next()}
+				// the cheap bound on all three axes first, then the values:
+				// first on the axes where the atom lies outside the box
+				// (the likeliest to leave it out), then on the others
+				var outside [3]bool
+				for j := range 3 {
+					d := 0.0
+					if p[j] < lo[j] {
+						d = lo[j] - p[j]
+					} else if p[j] > hi[j] {
+						d = p[j] - hi[j]
+					}
+					if u := ds[j].U; d > 0 && s2*(1-u)/u < d*d {
+						continue candidate // its noise cannot reach the box
+					}
+					outside[j] = d > 0
+				}
+				var n [3]int
+				for _, out := range [2]bool{true, false} {
+					for j := range 3 {
+						if outside[j] != out {
+							continue
+						}
+						n[j] = noisedTenths(p[j], sigma, tol, ds[j], &g.approx)
+						if n[j]/100 != bb[j] {
+							continue candidate
+						}
+					}
+				}
+				if r.Random() >= cfg.KeepProb {
+					continue
+				}
+				included = append(included, member{ai, n})
+			}
+		}
+		f.Normals.Skip(skip)
 		pyrandom.Shuffle(r, included)
 		emitted := 0
 		truncated := false
