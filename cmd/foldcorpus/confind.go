@@ -23,15 +23,32 @@ func init() {
 // {"file", "error"}). A file that fails is reported and the exit status is 1.
 func runConfind(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("confind", flag.ContinueOnError)
-	rotlib := fs.String("rotlib", "", "rotamer library folder holding EBL.out and BEBL.out (required)")
+	rotlib := fs.String("rotlib", "", "rotamer library folder holding EBL.out and BEBL.out, and rotlib.fcbin if written by --compact (required)")
+	compact := fs.Bool("compact", false, "parse the library's EBL.out and BEBL.out and write their compact form DIR/rotlib.fcbin (checksummed against them), which loaders then read instead; takes no FILE")
 	native := fs.Bool("native-only", false, "try each position's native residue type only (MarinFold's setting)")
 	record := fs.Bool("record", false, "print MarinFold's analysis record (native-only) as one JSON line per file")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: foldcorpus confind [--native-only] [--record] --rotlib DIR FILE...")
+		fmt.Fprintln(os.Stderr, "usage: foldcorpus confind [--native-only] [--record] --rotlib DIR FILE...\n       foldcorpus confind --compact --rotlib DIR")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return &exitError{2, err}
+	}
+	if *compact {
+		if *rotlib == "" || fs.NArg() > 0 || *native || *record {
+			fs.Usage()
+			return &exitError{2, fmt.Errorf("--compact wants --rotlib DIR alone")}
+		}
+		lib, path, err := confind.WriteCompact(*rotlib)
+		if err != nil {
+			return err
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: %d bytes, %d residues, %d CONF rows\n", path, fi.Size(), lib.Residues(), lib.ConfRows)
+		return nil
 	}
 	if *rotlib == "" || fs.NArg() == 0 {
 		fs.Usage()

@@ -39,3 +39,44 @@ func TestCLIConfind(t *testing.T) {
 		t.Errorf("error line %q", lines[1])
 	}
 }
+
+// TestCLIConfindCompact: `confind --compact` writes DIR/rotlib.fcbin, the
+// snapshots come out the same from it, and a stale one is refused naming it.
+func TestCLIConfindCompact(t *testing.T) {
+	dir := testcorpus.Dir(t)
+	snaps := filepath.Join(dir, "golden", "confind-snapshots")
+	lib := t.TempDir()
+	for _, n := range []string{"EBL.out", "BEBL.out"} {
+		b, err := os.ReadFile(filepath.Join(dir, "golden", "confind-mini-rotlib", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(lib, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, stderr, code := runCLI(t, "confind", "--compact", "--rotlib", lib, filepath.Join(snaps, "1CRN.pdb")); code != 2 {
+		t.Errorf("confind --compact with a FILE: exit %d (%q), want 2", code, stderr)
+	}
+	out, stderr, code := runCLI(t, "confind", "--compact", "--rotlib", lib)
+	compact := filepath.Join(lib, "rotlib.fcbin")
+	if fi, err := os.Stat(compact); code != 0 || err != nil || !strings.HasPrefix(out, compact+": ") {
+		t.Fatalf("confind --compact: exit %d, %q, stderr %q, %v %v", code, out, stderr, fi, err)
+	}
+	want, err := os.ReadFile(filepath.Join(snaps, "1CRN.mini.cont"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := runCLI(t, "confind", "--rotlib", lib, filepath.Join(snaps, "1CRN.pdb")); code != 0 || out != string(want) {
+		t.Errorf("confind with rotlib.fcbin: exit %d, stderr %q, output equal to the snapshot: %v", code, stderr, out == string(want))
+	}
+	f, err := os.OpenFile(filepath.Join(lib, "BEBL.out"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("# a comment\n")
+	f.Close()
+	if out, stderr, code := runCLI(t, "confind", "--rotlib", lib, filepath.Join(snaps, "1CRN.pdb")); code == 0 || out != "" || !strings.Contains(stderr, compact+" was not made from") {
+		t.Errorf("confind with a stale rotlib.fcbin: exit %d, %d bytes out, stderr %q", code, len(out), stderr)
+	}
+}

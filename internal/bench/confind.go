@@ -109,14 +109,40 @@ func Confind(ctx context.Context, args []string) error {
 			smallest, size = p, fi.Size()
 		}
 	}
-	var loadCPU, loadRSS []float64
+	// The texts alone (links to them) and the texts with their compact
+	// form (written by `foldcorpus confind --compact`), alternated.
+	textDir, compactDir := filepath.Join(tmp, "text"), filepath.Join(tmp, "compact")
+	for _, d := range []string{textDir, compactDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		for _, n := range []string{"EBL.out", "BEBL.out"} {
+			abs, err := filepath.Abs(filepath.Join(lib, n))
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(abs, filepath.Join(d, n)); err != nil {
+				return err
+			}
+		}
+	}
+	if out, err := exec.CommandContext(ctx, self, "confind", "--compact", "--rotlib", compactDir).CombinedOutput(); err != nil {
+		return fmt.Errorf("foldcorpus confind --compact: %w\n%s", err, out)
+	}
+	var loadCPU, loadRSS, compactCPU, compactRSS []float64
 	for range *reps {
-		m, err := child(ctx, self, nil, "confind", "--native-only", "--rotlib", lib, smallest)
+		m, err := child(ctx, self, nil, "confind", "--native-only", "--rotlib", textDir, smallest)
 		if err != nil {
 			return err
 		}
 		loadCPU, loadRSS = append(loadCPU, m.cpu), append(loadRSS, m.rssMiB)
+		m, err = child(ctx, self, nil, "confind", "--native-only", "--rotlib", compactDir, smallest)
+		if err != nil {
+			return err
+		}
+		compactCPU, compactRSS = append(compactCPU, m.cpu), append(compactRSS, m.rssMiB)
 	}
+	lib = textDir
 
 	// The computation, per structure, on this thread.
 	l, err := confind.LoadLibrary(lib)
@@ -204,6 +230,8 @@ func Confind(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("bench confind: %d AFDB files from %s, library %s, native-only (MarinFold's settings); one thread, %d reps, medians\n", len(paths), fs.Arg(0), lib, *reps)
 	fmt.Printf("  library load (a `foldcorpus confind` process on %s): %.3f s CPU, peak RSS %.0f MiB (goal <= 1 s, <= 300 MiB)\n", filepath.Base(smallest), median(loadCPU), median(loadRSS))
+	fmt.Printf("  library load from its compact form %s (texts' sha256 verified): %.3f s CPU, peak RSS %.0f MiB: %.2fx less CPU than the texts\n",
+		confind.CompactName, median(compactCPU), median(compactRSS), median(loadCPU)/median(compactCPU))
 	fmt.Printf("  per structure, CPU: confind %.2f ms = placement with pruning %.2f + degrees %.2f (+ positions); %.2f ms per 400 residues (goal ~20)\n",
 		median(tot), median(ro), median(de), median(per400))
 	fmt.Printf("  gemmi %s read_structure of the same files: %.2f ms\n", g.Version, median(gem))

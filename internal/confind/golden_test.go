@@ -254,11 +254,17 @@ var synth struct {
 	sync.Once
 	lib *Library
 	err error
+	// compact is the library LoadLibrary reads from the compact form
+	// WriteCompact wrote beside the texts (TestCompactSynth).
+	compact    *Library
+	compactErr error
 }
 
 // synthLib writes the synthetic production-size library with
 // ../shared/tools/synth_rotlib.py (its defaults: --seed 1, the mini template;
-// about 3 s) into a temporary folder once per test binary, and loads it.
+// about 3 s) into a temporary folder once per test binary, and loads it
+// (WriteCompact's parse of the texts); it also loads the compact form it
+// wrote (synth.compact).
 func synthLib(t *testing.T) *Library {
 	t.Helper()
 	py := testcorpus.Tool(t, "/usr/bin/python3", "writes the synthetic rotamer library (tools/synth_rotlib.py)")
@@ -276,7 +282,10 @@ func synthLib(t *testing.T) *Library {
 			synth.err = fmt.Errorf("%s: %v\n%s", script, err, msg)
 			return
 		}
-		synth.lib, synth.err = LoadLibrary(out)
+		synth.lib, _, synth.err = WriteCompact(out)
+		if synth.err == nil {
+			synth.compact, synth.compactErr = LoadLibrary(out)
+		}
 	})
 	if synth.err != nil {
 		t.Fatal(synth.err)

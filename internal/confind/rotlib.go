@@ -72,12 +72,18 @@ func lineError(file string, line int, format string, args ...any) error {
 	return derrors.Permanent(fmt.Errorf("%w: %s:%d: %s", ErrLibrary, file, line, fmt.Sprintf(format, args...)))
 }
 
-// LoadLibrary reads dir/EBL.out and dir/BEBL.out. It does no network I/O
-// and keeps no file open; it may be called concurrently, and retrying
+// LoadLibrary reads dir/EBL.out and dir/BEBL.out, or their compact form
+// dir/rotlib.fcbin (CompactName) where it exists: a compact file must
+// match (size and sha256) each text beside it, and one that is stale,
+// corrupt, truncated or of another version is an error naming it, never
+// a fall back to the texts. It does no network I/O and keeps no file open; it may be called concurrently, and retrying
 // gives the same result for the same files (nothing is cached: see Shared). A missing file or
 // a malformed line is an error wrapping ErrLibrary and derrors.ErrPermanent
 // that names the file and, for content errors, the line.
 func LoadLibrary(dir string) (*Library, error) {
+	if lib, err := loadCompact(dir); lib != nil || err != nil {
+		return lib, err
+	}
 	ebl, err := os.Open(filepath.Join(dir, "EBL.out"))
 	if err != nil {
 		return nil, derrors.Permanent(fmt.Errorf("%w: %v", ErrLibrary, err))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -31,8 +32,19 @@ func LibraryURIs(uri string) (ebl, bebl string) {
 // ErrLibrary and derrors.ErrPermanent naming the object (and the line); a
 // transient store error, at the open or in the middle of a read, stays
 // transient (derrors.ErrTransient), so the caller may retry.
+//
+// Where uri/rotlib.fcbin (CompactName) exists it is read instead of the
+// texts, streamed as they are; each text present beside it must have the
+// size it records (its sha256 is not verified through a store, which would
+// read the texts the compact file is there to spare, except for a text the
+// store can only read whole; LoadLibrary verifies both). A stale, corrupt,
+// truncated or other-version compact file is an error naming it, never a
+// fall back to the texts.
 func LoadLibraryFrom(ctx context.Context, store blob.Store, uri string) (*Library, error) {
 	eblURI, beblURI := LibraryURIs(uri)
+	if lib, err := loadCompactFrom(ctx, store, uri, eblURI, beblURI); lib != nil || err != nil {
+		return lib, err
+	}
 	ebl, err := openText(ctx, store, eblURI)
 	if err != nil {
 		return nil, err
@@ -55,10 +67,71 @@ func LoadLibraryFrom(ctx context.Context, store blob.Store, uri string) (*Librar
 	return lib, err
 }
 
+// CompactURI is the compact form's object of the library at uri.
+func CompactURI(uri string) string { return strings.TrimRight(uri, "/") + "/" + CompactName }
+
+// loadCompactFrom reads uri/rotlib.fcbin through store, or returns nil,
+// nil when there is none.
+func loadCompactFrom(ctx context.Context, store blob.Store, uri, eblURI, beblURI string) (*Library, error) {
+	cURI := CompactURI(uri)
+	c, err := openObject(ctx, store, cURI)
+	if errors.Is(err, derrors.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, readError(ctx, cURI, err)
+	}
+	defer c.close()
+	lib, h, err := readCompact(c, cURI, c.size)
+	if err != nil {
+		if c.err != nil {
+			return nil, readError(ctx, cURI, c.err)
+		}
+		if !errors.Is(err, ErrLibrary) {
+			err = readError(ctx, cURI, err)
+		}
+		return nil, err
+	}
+	for _, t := range []struct {
+		uri string
+		sum TextSum
+	}{{eblURI, h.ebl}, {beblURI, h.bebl}} {
+		o, err := store.Open(ctx, t.uri)
+		if errors.Is(err, derrors.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			// a store that cannot open it for range reads: read it
+			// whole, and check its sha256 too
+			b, err := store.ReadAll(ctx, t.uri)
+			if errors.Is(err, derrors.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, readError(ctx, t.uri, err)
+			}
+			h := &countHash{Hash: sha256.New()}
+			h.Write(b)
+			if got := h.sum(); got != t.sum {
+				return nil, staleError(cURI, t.uri, fmt.Sprintf("%d bytes of sha256 %x, it records %d bytes of %x", got.Size, got.SHA256, t.sum.Size, t.sum.SHA256))
+			}
+			continue
+		}
+		size := o.Size()
+		o.Close()
+		if size != t.sum.Size {
+			return nil, staleError(cURI, t.uri, fmt.Sprintf("%d bytes, it records %d", size, t.sum.Size))
+		}
+	}
+	lib.Dir = uri
+	return lib, nil
+}
+
 // text is one library object as a stream; it keeps the first read error
 // (other than io.EOF), which the parse reports as a malformed library.
 type text struct {
 	uri   string
+	size  int64 // -1 when read whole (the size a store reports may be a gzip's)
 	r     io.Reader
 	close func() error
 	err   error
@@ -73,14 +146,23 @@ func (t *text) Read(p []byte) (int, error) {
 }
 
 func openText(ctx context.Context, store blob.Store, uri string) (*text, error) {
-	if o, err := store.Open(ctx, uri); err == nil {
-		return &text{uri: uri, r: bufio.NewReaderSize(io.NewSectionReader(o, 0, o.Size()), 8<<20), close: o.Close}, nil
-	}
-	b, err := store.ReadAll(ctx, uri)
+	t, err := openObject(ctx, store, uri)
 	if err != nil {
 		return nil, readError(ctx, uri, err)
 	}
-	return &text{uri: uri, r: bytes.NewReader(b), close: func() error { return nil }}, nil
+	return t, nil
+}
+
+// openObject is openText with the store's error as it is.
+func openObject(ctx context.Context, store blob.Store, uri string) (*text, error) {
+	if o, err := store.Open(ctx, uri); err == nil {
+		return &text{uri: uri, size: o.Size(), r: bufio.NewReaderSize(io.NewSectionReader(o, 0, o.Size()), 8<<20), close: o.Close}, nil
+	}
+	b, err := store.ReadAll(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	return &text{uri: uri, size: int64(len(b)), r: bytes.NewReader(b), close: func() error { return nil }}, nil
 }
 
 // readError classifies a failed read of the object uri: transient stays

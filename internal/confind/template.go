@@ -1,6 +1,7 @@
 package confind
 
 import (
+	"fmt"
 	"math"
 	"strings"
 )
@@ -23,35 +24,8 @@ func (e *eblResidue) build(file string) (*template, error) {
 		t.atoms = append(t.atoms, e.dih[k][3])
 		t.parents = append(t.parents, [3]string{e.dih[k][0], e.dih[k][1], e.dih[k][2]})
 	}
-	at := map[string]int{}
-	for k := range e.dih {
-		var ref [3]int
-		for i, p := range t.parents[k] {
-			if j, ok := at[p]; ok {
-				ref[i] = j
-				continue
-			}
-			slot := bbSlot(p)
-			ref[i] = -1 - slot
-			t.needBB[slot] = true
-		}
-		t.parentRef = append(t.parentRef, ref)
-		from := -1
-		for j := 0; j < k; j++ {
-			if t.parentRef[j][1] == ref[0] && t.parentRef[j][2] == ref[1] {
-				from = j
-				break
-			}
-		}
-		t.abFrom = append(t.abFrom, from)
-		at[t.atoms[k]] = k
-		tested := !notTested[t.atoms[k]] && (t.atoms[k] != "CB" || t.name == "ALA")
-		t.tested = append(t.tested, tested)
-		c := tested && !strings.HasPrefix(t.atoms[k], "H")
-		t.contact = append(t.contact, c)
-		if c {
-			t.nContact++
-		}
+	if err := t.link(); err != nil {
+		return nil, lineError(file, e.line, "%v", err)
 	}
 	w := 3 * m
 	for k := 0; k < m; k++ {
@@ -88,6 +62,47 @@ func (e *eblResidue) build(file string) (*template, error) {
 		}
 	}
 	return t, nil
+}
+
+// link computes the fields derived from atoms and parents (parentRef,
+// needBB, abFrom, tested, contact, nContact). It fails when a parent is
+// neither a backbone atom nor an earlier placed atom (checkDefi refuses
+// such a text first; the compact form relies on this check).
+func (t *template) link() error {
+	at := map[string]int{}
+	for k := range t.atoms {
+		var ref [3]int
+		for i, p := range t.parents[k] {
+			if j, ok := at[p]; ok {
+				ref[i] = j
+				continue
+			}
+			slot := bbSlot(p)
+			if slot < 0 {
+				return fmt.Errorf("RESI %s atom %d (%s) is placed from %s, which is neither a backbone atom nor placed before it", t.name, k+1, t.atoms[k], p)
+			}
+			ref[i] = -1 - slot
+			t.needBB[slot] = true
+		}
+		t.parentRef = append(t.parentRef, ref)
+		from := -1
+		for j := 0; j < k; j++ {
+			if t.parentRef[j][1] == ref[0] && t.parentRef[j][2] == ref[1] {
+				from = j
+				break
+			}
+		}
+		t.abFrom = append(t.abFrom, from)
+		at[t.atoms[k]] = k
+		tested := !notTested[t.atoms[k]] && (t.atoms[k] != "CB" || t.name == "ALA")
+		t.tested = append(t.tested, tested)
+		c := tested && !strings.HasPrefix(t.atoms[k], "H")
+		t.contact = append(t.contact, c)
+		if c {
+			t.nContact++
+		}
+	}
+	return nil
 }
 
 // degToRad is pi/180 as the float64 pyconfind multiplies by.
