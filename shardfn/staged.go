@@ -92,11 +92,10 @@ func (a adaptOnly) Generate(in format.Input) (format.Result, error) {
 }
 
 // stagedSink stages the adapted rows of a neural format's shard (a
-// rowSink): tokenize.Staged.Add takes each one, as the staging format
-// carries it.
+// rowSink): tokenize.Staged.Add takes each one, encoded by its format.
 type stagedSink struct {
 	st     *tokenize.Staged
-	format string
+	format format.Neural
 }
 
 func (s stagedSink) expectRows(int64) {}
@@ -125,5 +124,5 @@ func adaptShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 	}
 	defer in.file.Close()
 	st.Passthrough = in.pass
-	return st, rowLoop(ctx, deps, msg, adaptOnly{f}, in, stagedSink{st: st, format: f.Name()}, &st.Accounting, tm, deps.OnRow)
+	return st, rowLoop(ctx, deps, msg, adaptOnly{f}, in, stagedSink{st: st, format: f}, &st.Accounting, tm, deps.OnRow)
 }

@@ -2,7 +2,9 @@ package shardfn_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -37,6 +39,14 @@ func (neuralFake) Adapt(in format.Input) (any, string, error) {
 		a.Coords = append(a.Coords, float32(i), 0, 0)
 	}
 	return a, "", nil
+}
+
+func (neuralFake) EncodeAdapted(adapted any) ([]byte, error) {
+	in, ok := adapted.(*b2t.Input)
+	if !ok {
+		return nil, fmt.Errorf("adapted to %T", adapted)
+	}
+	return json.Marshal(in)
 }
 
 func TestProcessHandsOffNeuralFormats(t *testing.T) {
@@ -113,8 +123,12 @@ func TestProcessHandsOffNeuralFormats(t *testing.T) {
 			if a := st.Accounting; !reflect.DeepEqual(ids, []string{"A", "C"}) || a.RowsIn != 3 || a.Filtered["too_short"] != 1 || a.RunID != msg.RunID || a.Manifest != msg.Manifest {
 				t.Errorf("staged rows %v, accounting %+v", ids, a)
 			}
-			if st.Rows[0].Input.NumAtoms() != len("alpha") || len(st.Passthrough) != len(st.Rows[1].Passthrough) || st.Rows[1].Passthrough[0] != "train" {
-				t.Errorf("staged row 0: %d atoms; passthrough %v %v", st.Rows[0].Input.NumAtoms(), st.Passthrough, st.Rows[1].Passthrough)
+			var in0 b2t.Input
+			if err := json.Unmarshal(st.Rows[0].Input, &in0); err != nil {
+				t.Fatal(err)
+			}
+			if in0.NumAtoms() != len("alpha") || len(st.Passthrough) != len(st.Rows[1].Passthrough) || st.Rows[1].Passthrough[0] != "train" {
+				t.Errorf("staged row 0: %d atoms; passthrough %v %v", in0.NumAtoms(), st.Passthrough, st.Rows[1].Passthrough)
 			}
 			if tc.publishErr != nil {
 				// The redelivery verifies the staged object and publishes.

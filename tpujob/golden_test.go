@@ -61,7 +61,11 @@ func TestGoldenThroughJob(t *testing.T) {
 		if staged[sh] == nil {
 			staged[sh] = &Staged{Accounting: corpus.Accounting{Filtered: map[string]int64{}}, Passthrough: split}
 		}
-		staged[sh].Rows = append(staged[sh].Rows, StagedRow{EntryID: g.EntryID, Structure: g.Path, Passthrough: []any{"golden"}, Input: in})
+		data, err := new(fb2t.Format).EncodeAdapted(in) // the shard function's staged encoding
+		if err != nil {
+			t.Fatal(err)
+		}
+		staged[sh].Rows = append(staged[sh].Rows, StagedRow{EntryID: g.EntryID, Structure: g.Path, Passthrough: []any{"golden"}, Input: data})
 		staged[sh].Accounting.RowsIn++
 	}
 	var store localblob.Store

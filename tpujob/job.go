@@ -14,8 +14,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
-	"github.com/foldcorpus/foldcorpus/internal/format"
-	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 )
 
@@ -156,9 +154,14 @@ func (j *Job) Handle(ctx context.Context, req Request) (err error) {
 	return nil
 }
 
-// tokenize reads the staged rows, encodes them through the shared
-// scheduler and returns the shard's parquet bytes.
+// tokenize reads the staged rows, decodes them with the model of the
+// request's format (Register), encodes them through the shared scheduler
+// and returns the shard's parquet bytes.
 func (j *Job) tokenize(ctx context.Context, req Request) (corpus.Accounting, []byte, error) {
+	m, err := lookup(req.Format)
+	if err != nil {
+		return corpus.Accounting{}, nil, derrors.Permanent(err)
+	}
 	raw, err := j.store.ReadAll(ctx, req.Staged)
 	if err != nil {
 		return corpus.Accounting{}, nil, err
@@ -172,11 +175,18 @@ func (j *Job) tokenize(ctx context.Context, req Request) (corpus.Accounting, []b
 	if acc.Filtered == nil {
 		acc.Filtered = map[string]int64{}
 	}
+	inputs := make([]*b2t.Input, len(st.Rows))
+	for i, r := range st.Rows {
+		in, err := m.Decode(r.Input)
+		if err != nil {
+			return acc, nil, derrors.Permanent(fmt.Errorf("staged row %d (%s): %w", i, r.EntryID, err))
+		}
+		inputs[i] = in
+	}
 	// Rows that can never get a document are filtered before the encoder.
 	p := newPending(len(st.Rows))
 	var items []item
-	for i := range st.Rows {
-		in := st.Rows[i].Input
+	for i, in := range inputs {
 		if len(in.ResNames) > b2t.MaxResidues || b2t.AtomBudget(len(in.ResNames)) <= 0 {
 			p.deliver(i, nil, nil)
 			continue
@@ -189,7 +199,7 @@ func (j *Job) tokenize(ctx context.Context, req Request) (corpus.Accounting, []b
 		return acc, nil, err
 	}
 
-	schema := corpus.NewSchema(fb2t.Columns(), st.Passthrough)
+	schema := corpus.NewSchema(m.Columns, st.Passthrough)
 	w, err := corpus.NewWriter(schema)
 	if err != nil {
 		return acc, nil, err
@@ -197,15 +207,9 @@ func (j *Job) tokenize(ctx context.Context, req Request) (corpus.Accounting, []b
 	defer w.Close()
 	w.ExpectRows(int64(len(st.Rows)))
 	for i, r := range st.Rows {
-		var res format.Result
-		if codes[i] == nil {
-			res = fb2t.Result(b2t.Document{}, b2t.FilterTooLong)
-		} else {
-			doc, filtered, err := b2t.Assemble(r.EntryID, r.Input, codes[i])
-			if err != nil {
-				return acc, nil, derrors.Permanent(err)
-			}
-			res = fb2t.Result(doc, filtered)
+		res, err := m.Result(r.EntryID, inputs[i], codes[i])
+		if err != nil {
+			return acc, nil, derrors.Permanent(fmt.Errorf("row %s: %w", r.EntryID, err))
 		}
 		if res.Filtered != "" {
 			acc.Filtered[res.Filtered]++
@@ -214,7 +218,7 @@ func (j *Job) tokenize(ctx context.Context, req Request) (corpus.Accounting, []b
 		byName := map[string]any{corpus.EntryID: r.EntryID, corpus.Structure: r.Structure, corpus.Document: res.Document}
 		sum := sha1.Sum([]byte(res.Document))
 		byName[corpus.SHA1] = hex.EncodeToString(sum[:])
-		for k, c := range fb2t.Columns() {
+		for k, c := range m.Columns {
 			byName[c.Name] = res.Values[k]
 		}
 		for k, c := range st.Passthrough {

@@ -2,6 +2,7 @@ package tpujob
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,6 +16,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
@@ -46,8 +48,26 @@ func testEncoder(t *testing.T) *neural.Encoder {
 
 // syntheticRow is an adapted structure of n atoms (4 per residue).
 func syntheticRow(id string, n int, seed uint64) StagedRow {
-	in := synth.Backbone(rand.New(rand.NewPCG(seed, 3)), n, "GLY", 8)
-	return StagedRow{EntryID: id, Structure: "gs://b/" + id + ".cif", Passthrough: []any{int64(n), "s"}, Input: in}
+	return stagedRow(id, n, synth.Backbone(rand.New(rand.NewPCG(seed, 3)), n, "GLY", 8))
+}
+
+// stagedRow stages in as bio2token-v2 encodes it (EncodeAdapted).
+func stagedRow(id string, n int, in *b2t.Input) StagedRow {
+	data, err := json.Marshal(in)
+	if err != nil {
+		panic(err)
+	}
+	return StagedRow{EntryID: id, Structure: "gs://b/" + id + ".cif", Passthrough: []any{int64(n), "s"}, Input: data}
+}
+
+// input decodes a staged row's input as the job does.
+func input(t *testing.T, r StagedRow) *b2t.Input {
+	t.Helper()
+	in, err := fb2t.DecodeAdapted(r.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
 
 var passthrough = []format.Column{{Name: "tax_id", Type: format.Int64, Nullable: true}, {Name: "split", Type: format.String, Nullable: true}}
@@ -115,11 +135,12 @@ func (f *fixture) checkOutputs(t *testing.T) {
 			t.Fatalf("shard %d: %d documents, want %d", s, len(got), len(f.rows[s]))
 		}
 		for i, r := range f.rows[s] {
-			codes, err := f.enc.Encode(r.Input)
+			in := input(t, r)
+			codes, err := f.enc.Encode(in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _, err := b2t.Assemble(r.EntryID, r.Input, codes)
+			want, _, err := b2t.Assemble(r.EntryID, in, codes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,8 +249,6 @@ func TestCompileOncePerBucketAllDevices(t *testing.T) {
 func TestDecodeStagedRejects(t *testing.T) {
 	good := &Staged{Passthrough: passthrough, Rows: []StagedRow{syntheticRow("a", 8, 1)}}
 	bad := []func(s *Staged){
-		func(s *Staged) { s.Rows[0].Input.Coords = s.Rows[0].Input.Coords[:3] },
-		func(s *Staged) { s.Rows[0].Input.AtomRes[0] = 99 },
 		func(s *Staged) { s.Rows[0].Passthrough = nil },
 		func(s *Staged) { s.Rows[0].Passthrough[0] = "not a number" },
 		func(s *Staged) { s.Rows[0].Input = nil },
@@ -251,6 +270,26 @@ func TestDecodeStagedRejects(t *testing.T) {
 		}
 		if _, err := DecodeStaged(data); err == nil {
 			t.Errorf("case %d: malformed staged object accepted", i)
+		}
+	}
+	// The staged input is bio2token-v2's to check (its Model.Decode).
+	m, err := lookup(fb2t.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Decode(good.Rows[0].Input); err != nil {
+		t.Errorf("good input rejected: %v", err)
+	}
+	for i, mutate := range []func(in *b2t.Input){
+		func(in *b2t.Input) { in.Coords = in.Coords[:3] },
+		func(in *b2t.Input) { in.AtomRes[0] = 99 },
+		func(in *b2t.Input) { in.AtomNames = nil },
+	} {
+		r := syntheticRow("a", 8, 1)
+		in := input(t, r)
+		mutate(in)
+		if _, err := m.Decode(stagedRow("a", 8, in).Input); err == nil {
+			t.Errorf("input case %d: malformed input accepted", i)
 		}
 	}
 	if _, err := DecodeRequest([]byte(`{"run_id":"r","shard":3,"total":2,"format":"bio2token-v2","staged":"a","output":"b"}`)); err == nil {

@@ -1,8 +1,10 @@
 // Package tpujob is the accelerator batch job of the neural formats
-// (bio2token-v2): it pulls tokenize requests from its Pub/Sub subscription,
-// buckets every staged structure by length, runs fixed-shape batches on
-// every accelerator device of the host with programs compiled once at
-// start-up, assembles the documents, writes each shard's parquet
+// (format.Neural): it pulls tokenize requests from its Pub/Sub
+// subscription, decodes each shard's staged rows with the Model of the
+// request's format (one table: bio2token-v2 is built in, Register adds
+// another), buckets every staged structure by length, runs fixed-shape
+// batches on every accelerator device of the host with programs compiled
+// once at start-up, assembles the documents, writes each shard's parquet
 // create-only, marks the shard done in the ledger, and only then acks.
 //
 // Shard functions of a neural format fetch, parse and adapt as usual, then

@@ -23,6 +23,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
 	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
@@ -114,7 +115,11 @@ func (e *tpujobEnv) stage(t *testing.T, run string, shard, total int, atoms []in
 	for i, n := range atoms {
 		in := synth.Backbone(rand.New(rand.NewPCG(uint64(shard), uint64(i))), n, "ALA", 6)
 		id := fmt.Sprintf("AF-%d-%d", shard, i)
-		rows = append(rows, tpujob.StagedRow{EntryID: id, Structure: "gs://in/" + id + ".cif", Passthrough: []any{int64(i)}, Input: in})
+		data, err := json.Marshal(in) // bio2token-v2's staged encoding
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, tpujob.StagedRow{EntryID: id, Structure: "gs://in/" + id + ".cif", Passthrough: []any{int64(i)}, Input: data})
 	}
 	req := tpujob.Request{RunID: run, Shard: shard, Total: total, Format: "bio2token-v2",
 		Staged: fmt.Sprintf("gs://out/staging/%s/%d.json.gz", run, shard),
@@ -187,11 +192,15 @@ func (e *tpujobEnv) checkDocs(t *testing.T, req tpujob.Request, rows []tpujob.St
 		t.Fatalf("shard %d: %d documents, want %d", req.Shard, len(got), len(rows))
 	}
 	for i, r := range rows {
-		codes, err := e.enc.Encode(r.Input)
+		in, err := fb2t.DecodeAdapted(r.Input)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _, err := b2t.Assemble(r.EntryID, r.Input, codes)
+		codes, err := e.enc.Encode(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := b2t.Assemble(r.EntryID, in, codes)
 		if err != nil {
 			t.Fatal(err)
 		}

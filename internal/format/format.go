@@ -132,4 +132,9 @@ type Neural interface {
 	// encoder runs), or an error as Generate would return it. Safe for
 	// concurrent use.
 	Adapt(in Input) (adapted any, filtered string, err error)
+	// EncodeAdapted serializes one value that Adapt returned, as the
+	// staged object carries it to the accelerator job (one JSON value;
+	// the job side of the same format decodes it). A value of a type
+	// Adapt does not return is an error. Safe for concurrent use.
+	EncodeAdapted(adapted any) ([]byte, error)
 }

@@ -1,21 +1,26 @@
 package tokenize
 
 import (
+	"encoding/json"
 	"fmt"
 
-	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
+	"github.com/foldcorpus/foldcorpus/internal/format"
 )
 
-// Add stages one adapted row, in manifest order: adapted is what the neural
-// format named formatName returned from Adapt (format.Neural), passthrough
-// its values aligned with s.Passthrough. An adapted value of a type this
-// staging format does not carry is an error naming the format and the type
-// (the shard function fails the row with it). Not safe for concurrent use.
-func (s *Staged) Add(formatName, entryID, structure string, passthrough []any, adapted any) error {
-	in, ok := adapted.(*b2t.Input)
-	if !ok || in == nil {
-		return fmt.Errorf("format %s adapted to %T, want *bio2token.Input", formatName, adapted)
+// Add stages one adapted row, in manifest order: adapted is what the
+// neural format f returned from Adapt, staged as f encodes it
+// (Neural.EncodeAdapted), passthrough its values aligned with
+// s.Passthrough. A value f cannot encode, or an encoding that is not one
+// JSON value, is an error naming the format (the shard function fails the
+// row with it). Not safe for concurrent use.
+func (s *Staged) Add(f format.Neural, entryID, structure string, passthrough []any, adapted any) error {
+	data, err := f.EncodeAdapted(adapted)
+	if err != nil {
+		return fmt.Errorf("format %s: staging the adapted input: %w", f.Name(), err)
 	}
-	s.Rows = append(s.Rows, StagedRow{EntryID: entryID, Structure: structure, Passthrough: passthrough, Input: in})
+	if !json.Valid(data) {
+		return fmt.Errorf("format %s: staging the adapted input: its encoding is not JSON", f.Name())
+	}
+	s.Rows = append(s.Rows, StagedRow{EntryID: entryID, Structure: structure, Passthrough: passthrough, Input: data})
 	return nil
 }

@@ -1,11 +1,14 @@
 // Package tokenize is the hand-off between the shard function of a neural
-// format (bio2token-v2) and the accelerator job (package tpujob): the
-// staged inputs of one shard (Staged, written create-only by Stage) and the
-// tokenize Request that names them. It is the one place that defines the
-// staging format; it imports no cloud package.
+// format (format.Neural, e.g. bio2token-v2) and the accelerator job
+// (package tpujob): the staged inputs of one shard (Staged, written
+// create-only by Stage) and the tokenize Request that names them. It is
+// the one place that defines the staging format, the same for every
+// neural format: each staged row carries its format's own encoding of the
+// adapted value (Neural.EncodeAdapted), which the job side of that format
+// decodes. It imports no cloud package and no format package.
 //
 // Shard functions of a neural format fetch, parse and adapt as usual, then
-// Stage the adapted coordinates in the bucket and publish a Request to the
+// Stage the adapted inputs in the bucket and publish a Request to the
 // tokenize topic (Request.Message gives the body and attributes).
 package tokenize
 
@@ -20,12 +23,10 @@ import (
 	"io"
 	"strconv"
 
-	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
 )
 
 // Request is the JSON body of one tokenize message: one shard. Attributes
@@ -34,7 +35,7 @@ type Request struct {
 	RunID  string `json:"run_id"`
 	Shard  int    `json:"shard"`
 	Total  int    `json:"total"`
-	Format string `json:"format"` // "bio2token-v2"
+	Format string `json:"format"` // the neural format, e.g. "bio2token-v2"
 	// Staged is the URI of the shard's staged inputs (see Staged).
 	Staged string `json:"staged"`
 	// Output is the URI of the shard's output parquet.
@@ -48,8 +49,8 @@ func (r Request) Validate() error {
 		return errors.New("tokenize request without run_id")
 	case r.Shard < 0 || r.Total <= 0 || r.Shard >= r.Total:
 		return fmt.Errorf("tokenize request shard %d of %d", r.Shard, r.Total)
-	case r.Format != fb2t.Name:
-		return fmt.Errorf("tokenize request for format %q, want %s", r.Format, fb2t.Name)
+	case r.Format == "":
+		return errors.New("tokenize request without format")
 	case r.Staged == "" || r.Output == "":
 		return errors.New("tokenize request without staged or output URI")
 	}
@@ -95,10 +96,12 @@ type Staged struct {
 
 // StagedRow is one adapted structure.
 type StagedRow struct {
-	EntryID     string     `json:"entry_id"`
-	Structure   string     `json:"structure"`
-	Passthrough []any      `json:"passthrough,omitempty"` // aligned with Staged.Passthrough
-	Input       *b2t.Input `json:"input"`
+	EntryID     string `json:"entry_id"`
+	Structure   string `json:"structure"`
+	Passthrough []any  `json:"passthrough,omitempty"` // aligned with Staged.Passthrough
+	// Input is the adapted value as its format encoded it
+	// (format.Neural.EncodeAdapted: one JSON value, written as it is).
+	Input json.RawMessage `json:"input"`
 }
 
 // EncodeStaged serializes s (gzip-compressed JSON).
@@ -115,8 +118,10 @@ func EncodeStaged(s *Staged) ([]byte, error) {
 }
 
 // DecodeStaged parses a staged object; passthrough values get their
-// column's Go type back (int64, float64, string, bool, lists). Any defect
-// is a permanent error.
+// column's Go type back (int64, float64, string, bool, lists). Rows'
+// inputs stay their format's encoding (the job side of the format decodes
+// and checks them); a row without one is malformed. Any defect is a
+// permanent error.
 func DecodeStaged(data []byte) (*Staged, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
@@ -134,13 +139,8 @@ func DecodeStaged(data []byte) (*Staged, error) {
 	}
 	for i := range s.Rows {
 		r := &s.Rows[i]
-		if r.Input == nil || len(r.Input.Coords) != 3*r.Input.NumAtoms() || len(r.Input.AtomRes) != r.Input.NumAtoms() || r.Input.NumAtoms() == 0 {
-			return nil, derrors.Permanent(fmt.Errorf("staged row %d (%s): malformed input", i, r.EntryID))
-		}
-		for _, ri := range r.Input.AtomRes {
-			if ri < 0 || int(ri) >= len(r.Input.ResNames) {
-				return nil, derrors.Permanent(fmt.Errorf("staged row %d (%s): atom of residue %d of %d", i, r.EntryID, ri, len(r.Input.ResNames)))
-			}
+		if len(r.Input) == 0 || string(r.Input) == "null" {
+			return nil, derrors.Permanent(fmt.Errorf("staged row %d (%s): no input", i, r.EntryID))
 		}
 		if len(r.Passthrough) != len(s.Passthrough) {
 			return nil, derrors.Permanent(fmt.Errorf("staged row %d (%s): %d passthrough values for %d columns", i, r.EntryID, len(r.Passthrough), len(s.Passthrough)))

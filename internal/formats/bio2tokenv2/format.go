@@ -13,6 +13,7 @@
 package bio2tokenv2
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -171,6 +172,36 @@ func (f *Format) Adapt(in format.Input) (any, string, error) {
 		return nil, filtered, err
 	}
 	return adapted, "", nil
+}
+
+// EncodeAdapted is the staged encoding of an adapted structure
+// (format.Neural): the *bio2token.Input that Adapt returned, as JSON.
+// DecodeAdapted reads it back.
+func (f *Format) EncodeAdapted(adapted any) ([]byte, error) {
+	in, ok := adapted.(*b2t.Input)
+	if !ok || in == nil {
+		return nil, fmt.Errorf("%s adapted to %T, want *bio2token.Input", Name, adapted)
+	}
+	return json.Marshal(in)
+}
+
+// DecodeAdapted parses one staged input that EncodeAdapted wrote and
+// checks it: one residue index per atom, in range, and three coordinates
+// per atom, at least one atom.
+func DecodeAdapted(data []byte) (*b2t.Input, error) {
+	var in *b2t.Input
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("%s input: %w", Name, err)
+	}
+	if in == nil || len(in.Coords) != 3*in.NumAtoms() || len(in.AtomRes) != in.NumAtoms() || in.NumAtoms() == 0 {
+		return nil, fmt.Errorf("%s input: malformed", Name)
+	}
+	for _, ri := range in.AtomRes {
+		if ri < 0 || int(ri) >= len(in.ResNames) {
+			return nil, fmt.Errorf("%s input: atom of residue %d of %d", Name, ri, len(in.ResNames))
+		}
+	}
+	return in, nil
 }
 
 func adapt(in format.Input) (*b2t.Input, string, error) {
