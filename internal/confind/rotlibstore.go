@@ -221,7 +221,7 @@ func SharedFrom(ctx context.Context, store blob.Store, uri string) (*Library, er
 // with a nil store is a permanent error saying so: the caller has no way
 // to read it.
 func SharedAt(ctx context.Context, store blob.Store, rotlib string) (*Library, error) {
-	if !strings.Contains(rotlib, "://") {
+	if blob.Scheme(rotlib) == "" {
 		return Shared(rotlib)
 	}
 	if store == nil {
