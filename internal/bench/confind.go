@@ -59,8 +59,10 @@ func threadCPU() time.Duration {
 // structure, CPU of its stages (placement with pruning, one pass; degrees) on one thread,
 // side by side with gemmi's read_structure of the same files and with
 // pyconfind's measured figures; the library's load CPU and peak RSS (a
-// `foldcorpus confind` child on the smallest file); and a whole `run
-// --format contacts-v1 --opt rotlib=` child against the computation alone.
+// `foldcorpus confind` child on the smallest file); and whole `run
+// --format contacts-v1 --opt rotlib=` children over the files once and
+// twice, whose difference per structure is set against the computation
+// alone.
 func Confind(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench confind", flag.ContinueOnError)
 	rotlib := fs.String("rotlib", "", "rotamer library folder (default: write the synthetic production-size library into a temporary folder with --synth)")
@@ -162,7 +164,7 @@ func Confind(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		for r := range *reps {
+		for range *reps {
 			tm := confind.Timings{Clock: threadCPU}
 			c0 := threadCPU()
 			res, err := confind.ComputeTimed(st, l, true, &tm)
@@ -174,10 +176,8 @@ func Confind(ctx context.Context, args []string) error {
 			per[i].total = append(per[i].total, tot)
 			per[i].rots = append(per[i].rots, tm.Rotamers.Seconds()*1e3)
 			per[i].degre = append(per[i].degre, tm.Degrees.Seconds()*1e3)
-			if r == 0 {
-				sumCompute += tot
-			}
 		}
+		sumCompute += median(per[i].total)
 	}
 	runtime.UnlockOSThread()
 
@@ -196,28 +196,43 @@ func Confind(ctx context.Context, args []string) error {
 		return fmt.Errorf("gemmi baseline output %q: %v", strings.TrimSpace(string(out)), err)
 	}
 
-	// A whole run over the same files (one worker), less the library load.
-	rows := make([][]any, len(paths))
-	for i, p := range paths {
-		abs, _ := filepath.Abs(p)
-		rows[i] = []any{strings.TrimSuffix(filepath.Base(p), ".cif"), "file://" + abs}
-	}
-	data, err := manifest.Encode([]format.Column{{Name: "entry_id", Type: format.String}, {Name: "gcs_uri", Type: format.String}}, rows, 0)
-	if err != nil {
-		return err
-	}
-	mpath := filepath.Join(tmp, "manifest.parquet")
-	if err := os.WriteFile(mpath, data, 0o644); err != nil {
-		return err
-	}
-	var runCPU []float64
-	for r := range *reps {
-		m, err := child(ctx, self, nil, "run", "--format", "contacts-v1", "--opt", "rotlib="+lib, "--manifest", mpath,
-			"--out", filepath.Join(tmp, fmt.Sprintf("out%d", r)), "--workers", "1")
-		if err != nil {
-			return err
+	// Whole runs (one worker) over the files once and twice (the second
+	// time under other entry ids): the difference is the run's CPU per
+	// structure, without what a run costs once (the library load, the
+	// report's rendering), which a shard of thousands of rows amortizes.
+	manifestOf := func(copies int) (string, error) {
+		var rows [][]any
+		for c := range copies {
+			for _, p := range paths {
+				abs, _ := filepath.Abs(p)
+				id := strings.TrimSuffix(filepath.Base(p), ".cif")
+				if c > 0 {
+					id = fmt.Sprintf("%s-copy%d", id, c)
+				}
+				rows = append(rows, []any{id, "file://" + abs})
+			}
 		}
-		runCPU = append(runCPU, m.cpu)
+		data, err := manifest.Encode([]format.Column{{Name: "entry_id", Type: format.String}, {Name: "gcs_uri", Type: format.String}}, rows, 0)
+		if err != nil {
+			return "", err
+		}
+		mpath := filepath.Join(tmp, fmt.Sprintf("manifest%d.parquet", copies))
+		return mpath, os.WriteFile(mpath, data, 0o644)
+	}
+	runCPU := map[int][]float64{}
+	for r := range *reps {
+		for _, copies := range []int{1, 2} {
+			mpath, err := manifestOf(copies)
+			if err != nil {
+				return err
+			}
+			m, err := child(ctx, self, nil, "run", "--format", "contacts-v1", "--opt", "rotlib="+lib, "--manifest", mpath,
+				"--out", filepath.Join(tmp, fmt.Sprintf("out%d-%d", copies, r)), "--workers", "1")
+			if err != nil {
+				return err
+			}
+			runCPU[copies] = append(runCPU[copies], m.cpu)
+		}
 	}
 
 	var tot, ro, de, gem, ratio, per400 []float64
@@ -243,13 +258,13 @@ func Confind(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("  CPU less than pyconfind: %.1fx (through gemmi's read on this machine), %.1fx against pyconfind's quoted %.3f s median (goal >= 30x): %s\n",
 		less, pyconfindMedianS*1e3/median(tot), pyconfindMedianS, verdict)
-	runPer := (median(runCPU) - median(loadCPU)) / float64(len(paths)) * 1e3
+	runPer := (median(runCPU[2]) - median(runCPU[1])) / float64(len(paths)) * 1e3
 	computePer := sumCompute / float64(len(paths))
 	verdict = "MISS"
 	if runPer <= 1.3*computePer {
 		verdict = "PASS"
 	}
-	fmt.Printf("  whole run (1 worker, file:// rows, less the library load): %.2f ms CPU per structure vs the computation alone %.2f ms: %.2fx (goal <= 1.3x): %s\n",
-		runPer, computePer, runPer/computePer, verdict)
+	fmt.Printf("  whole run (1 worker, file:// rows): %.2f s CPU over the %d files, %.2f s over them twice; the difference, %.2f ms CPU per structure, vs the computation alone %.2f ms: %.2fx (goal <= 1.3x): %s\n",
+		median(runCPU[1]), len(paths), median(runCPU[2]), runPer, computePer, runPer/computePer, verdict)
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
 
@@ -232,13 +231,12 @@ func parseFloat(s []byte) (float64, error) {
 
 func (lib *Library) readEBL(r io.Reader, name string) error {
 	var cur *eblResidue
-	var scratch []float64 // CONF values of the current residue, reused
+	conf := new(confRows) // the CONF values of the current residue, reused
 	finish := func() error {
 		if cur == nil {
 			return nil
 		}
 		t, err := cur.build(name)
-		scratch = cur.conf[:0]
 		if err != nil {
 			return err
 		}
@@ -259,7 +257,7 @@ func (lib *Library) readEBL(r io.Reader, name string) error {
 			if _, dup := lib.ebl[string(f[1])]; dup {
 				return lineError(name, ln, "residue %s defined twice", f[1])
 			}
-			cur = &eblResidue{name: string(f[1]), line: ln, conf: scratch}
+			cur = &eblResidue{name: string(f[1]), line: ln, conf: conf}
 			return nil
 		}
 		if kw == "LIBRARY" && cur == nil && len(lib.ebl) == 0 {
@@ -295,7 +293,7 @@ type eblResidue struct {
 	ang        [][3]string
 	bond       [][2]string
 	defiLine   int
-	conf       []float64 // rows of 3M values, M known only once CONF starts
+	conf       *confRows // rows of 3M values, M known only once CONF starts
 	rows       int
 	width      int
 	weights    []float64
@@ -341,17 +339,16 @@ func (e *eblResidue) add(file string, ln int, kw string, f [][]byte) error {
 		if len(f) != e.width {
 			return lineError(file, ln, "CONF has %d values, want %d (3 x %d DEFI) in RESI %s", len(f), e.width, len(e.dih), e.name)
 		}
-		if cap(e.conf)-len(e.conf) < len(f) {
-			// double: append's growth of a large slice (1.25x) copies
-			// ARG's 3.5 million values many times over
-			e.conf = slices.Grow(e.conf, max(len(e.conf), 1<<16))
+		if e.rows == 0 {
+			e.conf.reset(e.width)
 		}
-		for _, tok := range f {
+		dst := e.conf.next()
+		for i, tok := range f {
 			v, err := parseFloat(tok)
 			if err != nil {
 				return lineError(file, ln, "CONF value %q is not a number", tok)
 			}
-			e.conf = append(e.conf, v)
+			dst[i] = v
 		}
 		e.rows++
 	case "WEIGHTS":
@@ -371,6 +368,38 @@ func (e *eblResidue) add(file string, ln int, kw string, f [][]byte) error {
 		return lineError(file, ln, "unknown keyword %q in RESI %s", kw, e.name)
 	}
 	return nil
+}
+
+// confRows holds a residue's CONF rows in chunks of whole rows, so that a
+// large residue (ARG's 97,234 rows in a production-size library) is neither
+// copied as it grows nor left behind as garbage: the chunks are reused by
+// the next residue. Each row is width values.
+type confRows struct {
+	width, perChunk, n int
+	chunks             [][]float64
+}
+
+// confChunk is the size of a chunk in values (512 KiB).
+const confChunk = 1 << 16
+
+func (c *confRows) reset(width int) {
+	c.width, c.perChunk, c.n = width, max(1, confChunk/max(width, 1)), 0
+}
+
+// next returns the memory of a new row, to be filled.
+func (c *confRows) next() []float64 {
+	ci, o := c.n/c.perChunk, (c.n%c.perChunk)*c.width
+	if ci == len(c.chunks) {
+		c.chunks = append(c.chunks, make([]float64, max(confChunk, c.width)))
+	}
+	c.n++
+	return c.chunks[ci][o : o+c.width : o+c.width]
+}
+
+// row returns row r (< the rows added since reset).
+func (c *confRows) row(r int) []float64 {
+	o := (r % c.perChunk) * c.width
+	return c.chunks[r/c.perChunk][o : o+c.width : o+c.width]
 }
 
 // checkDefi validates the DEFI groups and MOBI before the first CONF row.

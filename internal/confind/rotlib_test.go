@@ -2,6 +2,7 @@ package confind
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,4 +141,42 @@ func TestPairwiseSum(t *testing.T) {
 	if pairwiseSum(a[:9]) == seq(a[:9]) && pairwiseSum(a) == seq(a) {
 		t.Errorf("test arrays do not tell the orders apart")
 	}
+}
+
+// TestManyRows: a residue of more CONF rows than a chunk of confRows holds
+// (ARG has 97,234 in a production-size library), after a residue that
+// filled the chunks first, keeps every row's coefficients.
+func TestManyRows(t *testing.T) {
+	const rows = 3*(confChunk/3) + 17 // three chunks of rows of 3 values, and a part
+	var b strings.Builder
+	b.WriteString("RESI SER\nMOBI CB\nDEFI N C CA CB\nDEFI C CA CB\nDEFI CA CB\n")
+	for r := range rows {
+		fmt.Fprintf(&b, "CONF %d.5 106.5 1.52\n", r%3000)
+	}
+	b.WriteString("WEIGHTS" + strings.Repeat(" 0.1", rows) + "\n")
+	b.WriteString("RESI ALA\nMOBI CB\nDEFI N C CA CB\nDEFI C CA CB\nDEFI CA CB\n")
+	for r := range rows {
+		fmt.Fprintf(&b, "CONF -%d.25 %d.125 1.5\n", r%7000, 100+r%11)
+	}
+	b.WriteString("WEIGHTS" + strings.Repeat(" 0.1", rows) + "\n")
+	lib, err := ReadLibrary(strings.NewReader(b.String()), "EBL.out", strings.NewReader(okBEBL), "BEBL.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, in func(r int) (dih, ang, bond float64)) {
+		tp := lib.ebl[name]
+		if tp.rows != rows || tp.varIdx[0] != 0 || tp.nVar != 1 {
+			t.Fatalf("%s: %d rows, varIdx %v, nVar %d", name, tp.rows, tp.varIdx, tp.nVar)
+		}
+		for r := range rows {
+			want := coefOf(in(r))
+			if got := [4]float64(tp.varCoef[r*4 : r*4+4]); got != want {
+				t.Fatalf("%s row %d: coefficients %v, want %v", name, r, got, want)
+			}
+		}
+	}
+	check("SER", func(r int) (float64, float64, float64) { return float64(r%3000) + 0.5, 106.5, 1.52 })
+	check("ALA", func(r int) (float64, float64, float64) {
+		return -(float64(r%7000) + 0.25), float64(100+r%11) + 0.125, 1.5
+	})
 }

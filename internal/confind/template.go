@@ -27,37 +27,39 @@ func (e *eblResidue) build(file string) (*template, error) {
 	if err := t.link(); err != nil {
 		return nil, lineError(file, e.line, "%v", err)
 	}
-	w := 3 * m
+	first := e.conf.row(0)
 	for k := 0; k < m; k++ {
 		t.varIdx[k] = -1
 		for r := 1; r < e.rows; r++ {
-			a, b := e.conf[r*w:], e.conf[:w]
-			if a[k] != b[k] || a[m+k] != b[m+k] || a[2*m+k] != b[2*m+k] || math.Signbit(a[k]) != math.Signbit(b[k]) {
+			a := e.conf.row(r)
+			if a[k] != first[k] || a[m+k] != first[m+k] || a[2*m+k] != first[2*m+k] || math.Signbit(a[k]) != math.Signbit(first[k]) {
 				t.varIdx[k] = t.nVar
 				t.nVar++
 				break
 			}
 		}
 		if t.varIdx[k] < 0 {
-			t.constCoef[k] = coefOf(e.conf[k], e.conf[m+k], e.conf[2*m+k])
+			t.constCoef[k] = coefOf(first[k], first[m+k], first[2*m+k])
 		}
 	}
 	if t.nVar > 0 {
+		// Row by row (the memory in order); a column's coefficients are
+		// recomputed only where its values change from the row before.
 		t.varCoef = make([]float64, e.rows*t.nVar*4)
-		var lastIn [3]float64
-		var last [4]float64
-		for k := 0; k < m; k++ {
-			vi := t.varIdx[k]
-			if vi < 0 {
-				continue
-			}
-			for r := 0; r < e.rows; r++ {
-				row := e.conf[r*w:]
-				in := [3]float64{row[k], row[m+k], row[2*m+k]}
-				if r == 0 || in != lastIn || math.Signbit(in[0]) != math.Signbit(lastIn[0]) {
-					last, lastIn = coefOf(in[0], in[1], in[2]), in
+		lastIn := make([][3]float64, m)
+		last := make([][4]float64, m)
+		for r := 0; r < e.rows; r++ {
+			row := e.conf.row(r)
+			for k := 0; k < m; k++ {
+				vi := t.varIdx[k]
+				if vi < 0 {
+					continue
 				}
-				copy(t.varCoef[(r*t.nVar+vi)*4:], last[:])
+				in := [3]float64{row[k], row[m+k], row[2*m+k]}
+				if r == 0 || in != lastIn[k] || math.Signbit(in[0]) != math.Signbit(lastIn[k][0]) {
+					last[k], lastIn[k] = coefOf(in[0], in[1], in[2]), in
+				}
+				copy(t.varCoef[(r*t.nVar+vi)*4:], last[k][:])
 			}
 		}
 	}
