@@ -65,14 +65,16 @@ func (s *survivors) reset(npos, nrot, natom int) {
 	s.sum = resize(s.sum, npos, false)[:0]
 }
 
-// add appends a survivor of template t with weight w and atoms at.
-func (s *survivors) add(w float64, t *template, at []vec) {
+// add appends a survivor of template t with weight w: row r of the n rows
+// of atoms at (coordinate d of atom k at at[(3*k+d)*n+r]).
+func (s *survivors) add(w float64, t *template, at []float64, n, r int) {
 	s.w = append(s.w, w)
 	b := emptyBox()
 	for k, c := range t.contact {
 		if c {
-			s.atoms = append(s.atoms, at[k])
-			b.add(at[k])
+			x := vec{at[3*k*n+r], at[(3*k+1)*n+r], at[(3*k+2)*n+r]}
+			s.atoms = append(s.atoms, x)
+			b.add(x)
 		}
 	}
 	s.rat = append(s.rat, int32(len(s.atoms)))

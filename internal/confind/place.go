@@ -21,12 +21,11 @@ type placement struct {
 	nPlaced  []int
 	survived []int
 	frames   []frame
-	bcs      []vec
-	same     []bool
-	// The atoms and clash status (0 untested, 1 clear, 2 clashing) of the
-	// row being built and of the previous row of the same template.
-	cur, prev     []vec
-	curSt, prevSt []int8
+	// Of one template's n rows: coordinate d of atom k of row r at
+	// [(3*k+d)*n+r], its frame's unit c-b, the clash status of atom k of
+	// row r at [k*n+r] (0 untested, 1 clear, 2 clashing), and scratch.
+	at, bc, fix []float64
+	st          []int8
 }
 
 // binKey is pyconfind's bin label of angle a for bin width w.
@@ -132,51 +131,63 @@ type job struct {
 	idx []int32
 }
 
-// rows places and prunes the rows idx of template t at position i.
+// rows places and prunes the rows idx of template t at position i. Atoms
+// are built atom by atom over all the rows (coordinate d of atom k of row r
+// at pl.at[(3*k+d)*n+r]), so that the rows' NeRF steps, which are
+// independent, run as vectors (nerfRows); each atom is the same operations
+// on the same values as pyconfind's, so building the atoms of a row that a
+// clash prunes early changes nothing but the time. Then each row is tested
+// in atom order and stops at its first clashing atom (ALA tests all, for
+// the permanent contacts); an atom equal, bit for bit, to the same atom of
+// the row before has that row's result.
 func (ws *workspace) rows(p *Position, i int32, t *template, idx []int32, pr *pruner) {
 	pl, s := &ws.pl, &ws.sv
 	prop := aaProp[t.name]
-	m := len(t.atoms)
+	m, n := len(t.atoms), len(idx)
 	ala := t.name == "ALA"
 	pl.frames = t.frames(p, pl.frames[:0])
-	pl.bcs = resize(pl.bcs, m, false)
-	pl.same = resize(pl.same, m, false)
-	pl.cur, pl.prev = resize(pl.cur, m, false), resize(pl.prev, m, false)
-	pl.curSt, pl.prevSt = resize(pl.curSt, m, false), resize(pl.prevSt, m, false)
-	prev, prevDone := -1, 0 // the previous row and how many of its atoms were built
-	for n, row := range idx {
-		done, pruned := m, false
+	pl.at = resize(pl.at, 3*m*n, false)
+	pl.bc = resize(pl.bc, 3*m*n, false)
+	pl.st = resize(pl.st, m*n, true)
+	pl.fix = resize(pl.fix, 9*n, false)
+	for k := 0; k < m; k++ {
+		t.place(p, k, idx, pl.frames, pl.at, pl.bc, pl.fix)
+	}
+	at := pl.at
+	for r := 0; r < n; r++ {
+		pruned := false
 		for k := 0; k < m; k++ {
-			reused := t.build(p, k, int(row), prev, k < prevDone, pl.frames, pl.bcs, pl.same, pl.prev, pl.cur)
 			if !t.tested[k] {
 				continue
 			}
-			if !ala && reused {
-				// the previous row's atom: its status
-				if pl.curSt[k] = pl.prevSt[k]; pl.curSt[k] == 2 {
-					pruned = true
-				}
+			x := vec{at[3*k*n+r], at[(3*k+1)*n+r], at[(3*k+2)*n+r]}
+			a := k*n + r
+			var st int8
+			if r > 0 && pl.st[a-1] != 0 && sameVec(x, vec{at[3*k*n+r-1], at[(3*k+1)*n+r-1], at[(3*k+2)*n+r-1]}) {
+				st = pl.st[a-1]
+			} else if pr.test(x, i, ala, &pl.percont[i]) {
+				st = 2
 			} else {
-				if pr.test(pl.cur[k], i, ala, &pl.percont[i]) {
-					pruned = true
-					pl.curSt[k] = 2
-				} else {
-					pl.curSt[k] = 1
-				}
+				st = 1
 			}
-			if pruned && !ala {
-				done = k + 1
-				break
+			pl.st[a] = st
+			if st == 2 {
+				pruned = true
+				if !ala {
+					break
+				}
 			}
 		}
 		if !pruned {
-			s.add(prop*t.weights[n], t, pl.cur)
+			s.add(prop*t.weights[r], t, at, n, r)
 			pl.survived[i]++
 		}
-		pl.cur, pl.prev = pl.prev, pl.cur
-		pl.curSt, pl.prevSt = pl.prevSt, pl.curSt
-		prev, prevDone = int(row), done
 	}
+}
+
+func sameVec(a, b vec) bool {
+	return math.Float64bits(a[0]) == math.Float64bits(b[0]) && math.Float64bits(a[1]) == math.Float64bits(b[1]) &&
+		math.Float64bits(a[2]) == math.Float64bits(b[2])
 }
 
 // pruner tests atoms for clashes with the backbone of other positions.
@@ -264,75 +275,85 @@ func (t *template) hasParents(p *Position) bool {
 	return true
 }
 
-// build places atom k of row into out[k]; fr holds the frames of the
-// atoms with row-invariant parents. bcs is scratch of len(t.atoms): the
-// unit c-b of each atom's frame, which is the unit b-a of a later atom with
-// those two parents (t.abFrom), the same operations on the same values.
-// When havePrev, prevOut[k] is atom k of row prev and bcs[k] its frame's
-// c-b: an atom whose coefficients are prev's bit for bit and whose placed
-// parents are prev's (same, scratch of len(t.atoms)) is prev's atom, the
-// same operations on the same values, and is copied; build reports whether
-// it was.
-func (t *template) build(p *Position, k, row, prev int, havePrev bool, fr []frame, bcs []vec, same []bool, prevOut, out []vec) bool {
-	var c *[4]float64
+// place builds atom k of every row idx into at (coordinate d of row r at
+// at[(3*k+d)*n+r], n = len(idx)) and the unit c-b of its frame into bc,
+// which is the unit b-a of a later atom with those two parents (t.abFrom):
+// the same operations on the same values. fr holds the frames of the atoms
+// with row-invariant parents; fix is scratch of 9*n values.
+func (t *template) place(p *Position, k int, idx []int32, fr []frame, at, bc, fix []float64) {
+	n := len(idx)
+	out, obc := at[3*k*n:3*(k+1)*n], bc[3*k*n:3*(k+1)*n]
+	f := &fr[k]
 	vi := t.varIdx[k]
-	if vi >= 0 {
-		c = (*[4]float64)(t.varCoef[(row*t.nVar+vi)*4:])
-	} else {
-		c = &t.constCoef[k]
-	}
-	if havePrev {
-		eq := true
-		if vi >= 0 {
-			pc := (*[4]float64)(t.varCoef[(prev*t.nVar+vi)*4:])
-			eq = math.Float64bits(c[0]) == math.Float64bits(pc[0]) && math.Float64bits(c[1]) == math.Float64bits(pc[1]) &&
-				math.Float64bits(c[2]) == math.Float64bits(pc[2]) && math.Float64bits(c[3]) == math.Float64bits(pc[3])
-		}
-		if eq {
-			for _, r := range &t.parentRef[k] {
-				if r >= 0 && !same[r] {
-					eq = false
-					break
-				}
+	if f.fixed {
+		for d := 0; d < 3; d++ {
+			o, ob := out[d*n:(d+1)*n], obc[d*n:(d+1)*n]
+			for r := range o {
+				o[r], ob[r] = f.at[d], f.bc[d]
 			}
 		}
-		same[k] = eq
-		if eq {
-			out[k] = prevOut[k] // bcs[k] is prev's
-			return true
+		return
+	}
+	coef, stride := t.constCoef[k][:], 0
+	if vi >= 0 {
+		coef, stride = t.varCoef[vi*4:], t.nVar*4
+	}
+	if f.ok {
+		for r, row := range idx {
+			c := (*[4]float64)(coef[int(row)*stride:])
+			x := f.place(c)
+			out[r], out[n+r], out[2*n+r] = x[0], x[1], x[2]
+			obc[r], obc[n+r], obc[2*n+r] = f.bc[0], f.bc[1], f.bc[2]
 		}
-	} else {
-		same[k] = false
+		return
 	}
-	if fr[k].fixed {
-		out[k], bcs[k] = fr[k].at, fr[k].bc
-		return false
-	}
-	if fr[k].ok {
-		out[k], bcs[k] = fr[k].place(c), fr[k].bc
-		return false
-	}
-	ref := &t.parentRef[k]
-	var abc [3]vec
-	for i, r := range ref {
-		if r >= 0 {
-			abc[i] = out[r]
-		} else {
-			abc[i] = p.bb[-1-r]
+	// The parents: an earlier atom's coordinates over the rows, or a
+	// backbone atom's, the same in every row (copied n times into fix).
+	var par [3][]float64
+	for i, ref := range &t.parentRef[k] {
+		if ref >= 0 {
+			par[i] = at[3*ref*n : 3*(ref+1)*n]
+			continue
 		}
+		x := p.bb[-1-ref]
+		q := fix[3*i*n : 3*(i+1)*n]
+		for d := 0; d < 3; d++ {
+			for r := 0; r < n; r++ {
+				q[d*n+r] = x[d]
+			}
+		}
+		par[i] = q
 	}
-	a, b, cc := abc[0], abc[1], abc[2]
-	bc := unit(vec{cc[0] - b[0], cc[1] - b[1], cc[2] - b[2]})
-	var ab vec
+	var ab []float64
 	if j := t.abFrom[k]; j >= 0 {
-		ab = bcs[j]
-	} else {
-		ab = unit(vec{b[0] - a[0], b[1] - a[1], b[2] - a[2]})
+		ab = bc[3*j*n : 3*(j+1)*n]
 	}
-	n := unit(cross(ab, bc))
-	f := frame{bc: bc, m: cross(n, bc), n: n, c: cc}
-	out[k], bcs[k] = f.place(c), bc
-	return false
+	nerfRows(idx, coef, stride, par[0], par[1], par[2], ab, out, obc)
+}
+
+// nerfRowsGo is nerfRows in Go: for each row r, the atom placed from
+// parents a, b, c (coordinate d at [d*n+r]) with the coefficients
+// coef[idx[r]*stride:][:4], its frame's unit c-b into obc; ab, when not nil,
+// is the unit b-a of each row (an earlier atom's unit c-b).
+func nerfRowsGo(idx []int32, coef []float64, stride int, a, b, c, ab, out, obc []float64) {
+	n := len(idx)
+	for r, row := range idx {
+		k := (*[4]float64)(coef[int(row)*stride:])
+		bb := vec{b[r], b[n+r], b[2*n+r]}
+		cc := vec{c[r], c[n+r], c[2*n+r]}
+		u := unit(vec{cc[0] - bb[0], cc[1] - bb[1], cc[2] - bb[2]})
+		var v vec
+		if ab != nil {
+			v = vec{ab[r], ab[n+r], ab[2*n+r]}
+		} else {
+			v = unit(vec{bb[0] - a[r], bb[1] - a[n+r], bb[2] - a[2*n+r]})
+		}
+		nn := unit(cross(v, u))
+		fm := frame{bc: u, m: cross(nn, u), n: nn, c: cc}
+		x := fm.place(k)
+		out[r], out[n+r], out[2*n+r] = x[0], x[1], x[2]
+		obc[r], obc[n+r], obc[2*n+r] = u[0], u[1], u[2]
+	}
 }
 
 // frameOf is the NeRF frame of parents a, b, c in pyconfind's operation
