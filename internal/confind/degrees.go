@@ -171,10 +171,9 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 	cp := resize(ws.cp, len(s.w), true)
 	rbox, rat := s.rbox, s.rat
 	pbox := resize(ws.pbox, len(pos), false)
-	firsts, as, ai := ws.firsts[:0], ws.as[:0], ws.ai[:0]
 	var cas []vec
 	var caPos []int32
-	defer func() { ws.cp, ws.pbox, ws.firsts, ws.as, ws.ai = cp, pbox, firsts, as, ai }()
+	defer func() { ws.cp, ws.pbox = cp, pbox }()
 	for i := range pos {
 		pbox[i] = emptyBox()
 		for r := s.posRot[i]; r < s.posRot[i+1]; r++ {
@@ -193,18 +192,19 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 	gap := cutoff + rotGap
 	rgrown := resize(ws.rgrown, len(s.w), false)
 	pgrown := resize(ws.pgrown, len(pos), false)
-	defer func() { ws.rgrown, ws.pgrown = rgrown, pgrown }()
+	ws.rgrown, ws.pgrown = rgrown, pgrown
 	for r := range rbox {
 		rgrown[r] = rbox[r].grown(gap)
 	}
 	for i := range pbox {
 		pgrown[i] = pbox[i].grown(gap)
 	}
+	ws.pairsReady()
 	g := &ws.grids[1]
 	g.build(cas, dcut)
 	var out []Contact
-	cells, partners, near := ws.cells[:0], ws.touched[:0], ws.near[:0]
-	defer func() { ws.cells, ws.touched, ws.near = cells, partners, near }()
+	cells, partners := ws.cells[:0], ws.touched[:0]
+	defer func() { ws.cells, ws.touched = cells, partners }()
 	for ci, i32 := range caPos {
 		i := int(i32)
 		partners = partners[:0]
@@ -218,74 +218,7 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 		}
 		slices.Sort(partners)
 		for _, j := range partners {
-			c := 0.0
-			// j's rotamers that can touch anything of i
-			near = near[:0]
-			for rb := s.posRot[j]; rb < s.posRot[j+1]; rb++ {
-				if rat[rb] != rat[rb+1] && !rbox[rb].disjoint(&pgrown[i]) {
-					near = append(near, rb)
-				}
-			}
-			if len(near) == 0 {
-				continue
-			}
-			for ra := s.posRot[i]; ra < s.posRot[i+1]; ra++ {
-				if rat[ra] == rat[ra+1] || rbox[ra].disjoint(&pgrown[j]) {
-					continue
-				}
-				// Each rotamer pair of j that touches ra, at its first
-				// contacting atom pair (a, b) in pyconfind's loop order;
-				// then added in that order.
-				firsts = firsts[:0]
-				wa := s.w[ra]
-				// ra's atoms in j's grown box (the others touch nothing of j)
-				pj := &pgrown[j]
-				as, ai = as[:0], ai[:0]
-				for a, x := range s.atoms[rat[ra]:rat[ra+1]] {
-					if lt(x[0], pj.lo[0])|lt(pj.hi[0], x[0])|lt(x[1], pj.lo[1])|lt(pj.hi[1], x[1])|lt(x[2], pj.lo[2])|lt(pj.hi[2], x[2]) == 0 {
-						as, ai = append(as, x), append(ai, int32(a))
-					}
-				}
-				if len(as) == 0 {
-					continue
-				}
-				ba := rbox[ra]
-				for _, rb := range near {
-					bb := &rgrown[rb]
-					if ba.misses(bb) {
-						continue
-					}
-					bs := s.atoms[rat[rb]:rat[rb+1]]
-				scan:
-					for n, x := range as {
-						if x[0] < bb.lo[0] || x[0] > bb.hi[0] || x[1] < bb.lo[1] || x[1] > bb.hi[1] || x[2] < bb.lo[2] || x[2] > bb.hi[2] {
-							continue
-						}
-						for b := range bs {
-							if dist2(x, bs[b]) <= c2 {
-								firsts = append(firsts, first{ai[n], int32(b), rb})
-								break scan
-							}
-						}
-					}
-				}
-				// order by a (a contact of a later rb with the same a
-				// has a later b): few, nearly sorted (insertion sort)
-				for p := 1; p < len(firsts); p++ {
-					f := firsts[p]
-					q := p
-					for q > 0 && firsts[q-1].a > f.a {
-						firsts[q] = firsts[q-1]
-						q--
-					}
-					firsts[q] = f
-				}
-				for _, f := range firsts {
-					c = c + float64(wa*s.w[f.rb])
-					cp[ra] += s.w[f.rb]
-					cp[f.rb] += wa
-				}
-			}
+			c := pair(ws, i, int(j), cp, c2)
 			deg := c / float64(s.sum[i]*s.sum[j])
 			if deg > 0 {
 				out = append(out, Contact{I: i, J: int(j), Degree: deg})
@@ -311,4 +244,83 @@ func freedom(cp []float64, nPlaced int) float64 {
 		}
 	}
 	return math.Sqrt(float64(n1*n1+n2*n2)/2) / float64(nPlaced)
+}
+
+// pairGo is pair in Go: the numerator of the degree of positions i < j
+// (the weight products of their contacting rotamer pairs, added in the
+// order of each pair's first contacting atom pair: atoms of i outer, atoms
+// of j inner), adding the pairs' collision masses to cp.
+func pairGo(ws *workspace, i, j int, cp []float64, c2 float64) float64 {
+	s := &ws.sv
+	rbox, rat, rgrown, pgrown := s.rbox, s.rat, ws.rgrown, ws.pgrown
+	near, firsts, as, ai := ws.near[:0], ws.firsts[:0], ws.as[:0], ws.ai[:0]
+	defer func() { ws.near, ws.firsts, ws.as, ws.ai = near, firsts, as, ai }()
+	c := 0.0
+	// j's rotamers that can touch anything of i
+	for rb := s.posRot[j]; rb < s.posRot[j+1]; rb++ {
+		if rat[rb] != rat[rb+1] && !rbox[rb].disjoint(&pgrown[i]) {
+			near = append(near, rb)
+		}
+	}
+	if len(near) == 0 {
+		return 0
+	}
+	for ra := s.posRot[i]; ra < s.posRot[i+1]; ra++ {
+		if rat[ra] == rat[ra+1] || rbox[ra].disjoint(&pgrown[j]) {
+			continue
+		}
+		// Each rotamer pair of j that touches ra, at its first
+		// contacting atom pair (a, b) in pyconfind's loop order;
+		// then added in that order.
+		firsts = firsts[:0]
+		wa := s.w[ra]
+		// ra's atoms in j's grown box (the others touch nothing of j)
+		pj := &pgrown[j]
+		as, ai = as[:0], ai[:0]
+		for a, x := range s.atoms[rat[ra]:rat[ra+1]] {
+			if lt(x[0], pj.lo[0])|lt(pj.hi[0], x[0])|lt(x[1], pj.lo[1])|lt(pj.hi[1], x[1])|lt(x[2], pj.lo[2])|lt(pj.hi[2], x[2]) == 0 {
+				as, ai = append(as, x), append(ai, int32(a))
+			}
+		}
+		if len(as) == 0 {
+			continue
+		}
+		ba := rbox[ra]
+		for _, rb := range near {
+			bb := &rgrown[rb]
+			if ba.misses(bb) {
+				continue
+			}
+			bs := s.atoms[rat[rb]:rat[rb+1]]
+		scan:
+			for n, x := range as {
+				if x[0] < bb.lo[0] || x[0] > bb.hi[0] || x[1] < bb.lo[1] || x[1] > bb.hi[1] || x[2] < bb.lo[2] || x[2] > bb.hi[2] {
+					continue
+				}
+				for b := range bs {
+					if dist2(x, bs[b]) <= c2 {
+						firsts = append(firsts, first{ai[n], int32(b), rb})
+						break scan
+					}
+				}
+			}
+		}
+		// order by a (a contact of a later rb with the same a
+		// has a later b): few, nearly sorted (insertion sort)
+		for p := 1; p < len(firsts); p++ {
+			f := firsts[p]
+			q := p
+			for q > 0 && firsts[q-1].a > f.a {
+				firsts[q] = firsts[q-1]
+				q--
+			}
+			firsts[q] = f
+		}
+		for _, f := range firsts {
+			c = c + float64(wa*s.w[f.rb])
+			cp[ra] += s.w[f.rb]
+			cp[f.rb] += wa
+		}
+	}
+	return c
 }

@@ -68,14 +68,14 @@ func TestNerfRows(t *testing.T) {
 	}
 }
 
-// TestGoldenKernels runs the mini golden file with the C function for any
-// CPU and with the Go one (the other tests use the one for this CPU).
+// TestGoldenKernels runs the mini golden file with the C functions for any
+// CPU and with the Go ones (the other tests use the ones for this CPU).
 func TestGoldenKernels(t *testing.T) {
 	dir := testcorpus.Dir(t)
 	lib := miniLib(t)
-	defer func(k int) { nerfKernel = k }(nerfKernel)
+	defer func(k, l int) { nerfKernel, pairKernel = k, l }(nerfKernel, pairKernel)
 	for _, kern := range []int{1, 2} {
-		nerfKernel = kern
+		nerfKernel, pairKernel = kern, kern
 		for _, g := range readGolden(t, filepath.Join(dir, "golden", "confind-mini.jsonl")) {
 			t.Run(g.File, func(t *testing.T) { runGolden(t, dir, g, lib) })
 		}

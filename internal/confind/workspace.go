@@ -25,6 +25,11 @@ type workspace struct {
 	jobs    []job
 	jobEnd  []int
 	cp      []float64
+	// the C pair kernel's: contact atoms by coordinate (x, y, z, each padded
+	// by 4) and scratch
+	soa  []float64
+	cbox []float64
+	ci32 []int32
 }
 
 var workspaces = sync.Pool{New: func() any { return new(workspace) }}

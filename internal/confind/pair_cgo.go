@@ -1,0 +1,267 @@
+//go:build cgo
+
+package confind
+
+/*
+#cgo CFLAGS: -O3
+#pragma GCC optimize("fp-contract=off")
+#include <immintrin.h>
+#include <stdint.h>
+
+// pair_* compute pairGo's numerator for positions i < j and add the
+// collision masses to cp: the same decisions (comparisons) and the same
+// additions in the same order. Boxes are 6 doubles (lo x y z, hi x y z);
+// x, y, z are the contact atoms' coordinates (each padded by 4 values);
+// scratch: near (nj), nbox (6 * (nj rounded up to 4)), fa, frb (nj), ai
+// (the most contact atoms of a rotamer).
+typedef struct {
+	int32_t i0, i1, j0, j1;
+	const double *rbox, *rgrown, *pgi, *pgj;
+	const int32_t *rat;
+	const double *x, *y, *z, *w;
+	double *cp;
+	double c2;
+	int32_t *near, *fa, *frb, *ai;
+	double *nbox;
+} pair_args;
+
+static inline int disjoint(const double *b, const double *o) {
+	return b[0] > o[3] || o[0] > b[3] || b[1] > o[4] || o[1] > b[4] || b[2] > o[5] || o[2] > b[5];
+}
+
+static inline int outside(double px, double py, double pz, const double *b) {
+	return px < b[0] || b[3] < px || py < b[1] || b[4] < py || pz < b[2] || b[5] < pz;
+}
+
+// The first contacts of ra's atoms ai[0:na] with the rotamers
+// near[0:nn] (after the box test), into fa (index in ai) and frb; their
+// number.
+typedef int (*firsts_fn)(const pair_args *p, int ra, int na, int nn);
+
+static int firsts_any(const pair_args *p, int ra, int na, int nn) {
+	const double *ba = p->rbox + 6 * (long)ra;
+	int nf = 0;
+	for (int k = 0; k < nn; k++) {
+		int rb = p->near[k];
+		const double *bb = p->rgrown + 6 * (long)rb;
+		if (bb[3] < ba[0] || ba[3] < bb[0] || bb[4] < ba[1] || ba[4] < bb[1] || bb[5] < ba[2] || ba[5] < bb[2]) {
+			continue;
+		}
+		int b0 = p->rat[rb], b1 = p->rat[rb + 1];
+		for (int q = 0; q < na; q++) {
+			int a = p->ai[q];
+			double px = p->x[a], py = p->y[a], pz = p->z[a];
+			if (outside(px, py, pz, bb)) {
+				continue;
+			}
+			for (int b = b0; b < b1; b++) {
+				double dx = px - p->x[b], dy = py - p->y[b], dz = pz - p->z[b];
+				if ((dx * dx + dy * dy) + dz * dz <= p->c2) {
+					p->fa[nf] = q;
+					p->frb[nf] = rb;
+					nf++;
+					goto next;
+				}
+			}
+		}
+	next:;
+	}
+	return nf;
+}
+
+// firsts_avx2 is firsts_any with four near rotamers' box tests at once and
+// one atom against four atoms at once.
+__attribute__((target("avx2,bmi"))) static int firsts_avx2(const pair_args *p, int ra, int na, int nn) {
+	const double *ba = p->rbox + 6 * (long)ra;
+	int cap = (nn + 3) & ~3;
+	const double *nb = p->nbox;
+	__m256d lo0 = _mm256_set1_pd(ba[0]), lo1 = _mm256_set1_pd(ba[1]), lo2 = _mm256_set1_pd(ba[2]);
+	__m256d hi0 = _mm256_set1_pd(ba[3]), hi1 = _mm256_set1_pd(ba[4]), hi2 = _mm256_set1_pd(ba[5]);
+	__m256d c2 = _mm256_set1_pd(p->c2);
+	int nf = 0;
+	for (int k0 = 0; k0 < cap; k0 += 4) {
+		// misses: bb.hi < ba.lo or ba.hi < bb.lo on an axis
+		__m256d m = _mm256_or_pd(_mm256_cmp_pd(_mm256_loadu_pd(nb + 3 * cap + k0), lo0, _CMP_LT_OQ),
+			_mm256_cmp_pd(hi0, _mm256_loadu_pd(nb + k0), _CMP_LT_OQ));
+		m = _mm256_or_pd(m, _mm256_cmp_pd(_mm256_loadu_pd(nb + 4 * cap + k0), lo1, _CMP_LT_OQ));
+		m = _mm256_or_pd(m, _mm256_cmp_pd(hi1, _mm256_loadu_pd(nb + cap + k0), _CMP_LT_OQ));
+		m = _mm256_or_pd(m, _mm256_cmp_pd(_mm256_loadu_pd(nb + 5 * cap + k0), lo2, _CMP_LT_OQ));
+		m = _mm256_or_pd(m, _mm256_cmp_pd(hi2, _mm256_loadu_pd(nb + 2 * cap + k0), _CMP_LT_OQ));
+		unsigned pass = ~(unsigned)_mm256_movemask_pd(m) & 15u;
+		while (pass) {
+			int k = k0 + __builtin_ctz(pass);
+			pass &= pass - 1;
+			if (k >= nn) {
+				break;
+			}
+			int rb = p->near[k];
+			const double *bb = p->rgrown + 6 * (long)rb;
+			int b0 = p->rat[rb], b1 = p->rat[rb + 1];
+			for (int q = 0; q < na; q++) {
+				int a = p->ai[q];
+				double px = p->x[a], py = p->y[a], pz = p->z[a];
+				if (outside(px, py, pz, bb)) {
+					continue;
+				}
+				__m256d ax = _mm256_set1_pd(px), ay = _mm256_set1_pd(py), az = _mm256_set1_pd(pz);
+				int hit = 0;
+				for (int b = b0; b < b1; b += 4) {
+					__m256d dx = _mm256_sub_pd(ax, _mm256_loadu_pd(p->x + b));
+					__m256d dy = _mm256_sub_pd(ay, _mm256_loadu_pd(p->y + b));
+					__m256d dz = _mm256_sub_pd(az, _mm256_loadu_pd(p->z + b));
+					__m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+					unsigned le = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(d2, c2, _CMP_LE_OQ));
+					if (b1 - b < 4) {
+						le &= (1u << (b1 - b)) - 1;
+					}
+					if (le) {
+						hit = 1;
+						break;
+					}
+				}
+				if (hit) {
+					p->fa[nf] = q;
+					p->frb[nf] = rb;
+					nf++;
+					break;
+				}
+			}
+		}
+	}
+	return nf;
+}
+
+static double pair_run(const pair_args *p, int avx2) {
+	int nn = 0;
+	for (int rb = p->j0; rb < p->j1; rb++) {
+		if (p->rat[rb] != p->rat[rb + 1] && !disjoint(p->rbox + 6 * (long)rb, p->pgi)) {
+			p->near[nn++] = rb;
+		}
+	}
+	if (nn == 0) {
+		return 0;
+	}
+	if (avx2) {
+		// the near rotamers' grown boxes by coordinate, padded with boxes
+		// that miss everything
+		int cap = (nn + 3) & ~3;
+		for (int k = 0; k < cap; k++) {
+			for (int d = 0; d < 6; d++) {
+				p->nbox[d * cap + k] = k < nn ? p->rgrown[6 * (long)p->near[k] + d] : (d < 3 ? __builtin_inf() : -__builtin_inf());
+			}
+		}
+	}
+	double c = 0.0;
+	for (int ra = p->i0; ra < p->i1; ra++) {
+		if (p->rat[ra] == p->rat[ra + 1] || disjoint(p->rbox + 6 * (long)ra, p->pgj)) {
+			continue;
+		}
+		int na = 0;
+		for (int a = p->rat[ra]; a < p->rat[ra + 1]; a++) {
+			if (!outside(p->x[a], p->y[a], p->z[a], p->pgj)) {
+				p->ai[na++] = a;
+			}
+		}
+		if (na == 0) {
+			continue;
+		}
+		int nf = avx2 ? firsts_avx2(p, ra, na, nn) : firsts_any(p, ra, na, nn);
+		// by atom, stably (insertion sort; few, nearly sorted)
+		for (int s = 1; s < nf; s++) {
+			int fa = p->fa[s], frb = p->frb[s], q = s;
+			while (q > 0 && p->fa[q - 1] > fa) {
+				p->fa[q] = p->fa[q - 1];
+				p->frb[q] = p->frb[q - 1];
+				q--;
+			}
+			p->fa[q] = fa;
+			p->frb[q] = frb;
+		}
+		double wa = p->w[ra];
+		for (int s = 0; s < nf; s++) {
+			int rb = p->frb[s];
+			c = c + wa * p->w[rb];
+			p->cp[ra] += p->w[rb];
+			p->cp[rb] += wa;
+		}
+	}
+	return c;
+}
+
+static int cf_have_avx2_bmi(void) {
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
+}
+
+static double cf_pair(int avx2, int32_t i0, int32_t i1, int32_t j0, int32_t j1,
+		const double *rbox, const double *rgrown, const double *pgi, const double *pgj, const int32_t *rat,
+		const double *x, const double *y, const double *z, const double *w, double *cp, double c2,
+		int32_t *near, int32_t *fa, int32_t *frb, int32_t *ai, double *nbox) {
+	pair_args p = {i0, i1, j0, j1, rbox, rgrown, pgi, pgj, rat, x, y, z, w, cp, c2, near, fa, frb, ai, nbox};
+	return pair_run(&p, avx2);
+}
+*/
+import "C"
+
+import "unsafe"
+
+var havePairAVX2 = C.cf_have_avx2_bmi() != 0
+
+// pairKernel selects pair's implementation (tests compare them): 0 the C
+// function for this CPU, 1 the C function for any CPU, 2 pairGo.
+var pairKernel = 0
+
+// pairsReady lays out the survivors' contact atoms by coordinate for the
+// C kernel, and sizes its scratch.
+func (ws *workspace) pairsReady() {
+	if pairKernel == 2 {
+		return
+	}
+	s := &ws.sv
+	n := len(s.atoms)
+	ws.soa = resize(ws.soa, 3*(n+4), false)
+	x, y, z := ws.soa[:n+4], ws.soa[n+4:2*(n+4)], ws.soa[2*(n+4):]
+	for a, v := range s.atoms {
+		x[a], y[a], z[a] = v[0], v[1], v[2]
+	}
+	for a := n; a < n+4; a++ {
+		x[a], y[a], z[a] = 0, 0, 0
+	}
+	most, maxAtoms := 0, 0
+	for i := 0; i+1 < len(s.posRot); i++ {
+		most = max(most, int(s.posRot[i+1]-s.posRot[i]))
+	}
+	for r := 0; r+1 < len(s.rat); r++ {
+		maxAtoms = max(maxAtoms, int(s.rat[r+1]-s.rat[r]))
+	}
+	ws.cbox = resize(ws.cbox, 6*(most+4), false)
+	ws.ci32 = resize(ws.ci32, 3*most+maxAtoms+1, false)
+}
+
+// pair is the numerator of the degree of positions i < j, adding the
+// collision masses to cp (pairGo), in C: four near rotamers' box tests and
+// one atom against four at once where the CPU has AVX2.
+func pair(ws *workspace, i, j int, cp []float64, c2 float64) float64 {
+	if pairKernel == 2 {
+		return pairGo(ws, i, j, cp, c2)
+	}
+	s := &ws.sv
+	if len(s.w) == 0 {
+		return 0
+	}
+	n := len(s.atoms)
+	most := (len(ws.cbox) / 6) - 4
+	avx2 := C.int(0)
+	if havePairAVX2 && pairKernel == 0 {
+		avx2 = 1
+	}
+	return float64(C.cf_pair(avx2, C.int32_t(s.posRot[i]), C.int32_t(s.posRot[i+1]), C.int32_t(s.posRot[j]), C.int32_t(s.posRot[j+1]),
+		(*C.double)(unsafe.Pointer(&s.rbox[0])), (*C.double)(unsafe.Pointer(&ws.rgrown[0])),
+		(*C.double)(unsafe.Pointer(&ws.pgrown[i])), (*C.double)(unsafe.Pointer(&ws.pgrown[j])),
+		(*C.int32_t)(unsafe.Pointer(&s.rat[0])),
+		(*C.double)(unsafe.Pointer(&ws.soa[0])), (*C.double)(unsafe.Pointer(&ws.soa[n+4])), (*C.double)(unsafe.Pointer(&ws.soa[2*(n+4)])),
+		(*C.double)(unsafe.Pointer(&s.w[0])), (*C.double)(unsafe.Pointer(&cp[0])), C.double(c2),
+		(*C.int32_t)(unsafe.Pointer(&ws.ci32[0])), (*C.int32_t)(unsafe.Pointer(&ws.ci32[most])),
+		(*C.int32_t)(unsafe.Pointer(&ws.ci32[2*most])), (*C.int32_t)(unsafe.Pointer(&ws.ci32[3*most])),
+		(*C.double)(unsafe.Pointer(&ws.cbox[0]))))
+}
