@@ -69,13 +69,14 @@ func TestNerfRows(t *testing.T) {
 }
 
 // TestGoldenKernels runs the mini golden file with the C functions for any
-// CPU and with the Go ones (the other tests use the ones for this CPU).
+// CPU and with the Go ones (the other tests use the ones for this CPU;
+// pruning has one C function, for any CPU).
 func TestGoldenKernels(t *testing.T) {
 	dir := testcorpus.Dir(t)
 	lib := miniLib(t)
-	defer func(k, l int) { nerfKernel, pairKernel = k, l }(nerfKernel, pairKernel)
+	defer func(k, l, m int) { nerfKernel, pairKernel, pruneKernel = k, l, m }(nerfKernel, pairKernel, pruneKernel)
 	for _, kern := range []int{1, 2} {
-		nerfKernel, pairKernel = kern, kern
+		nerfKernel, pairKernel, pruneKernel = kern, kern, kern
 		for _, g := range readGolden(t, filepath.Join(dir, "golden", "confind-mini.jsonl")) {
 			t.Run(g.File, func(t *testing.T) { runGolden(t, dir, g, lib) })
 		}

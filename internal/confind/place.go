@@ -26,6 +26,8 @@ type placement struct {
 	// row r at [k*n+r] (0 untested, 1 clear, 2 clashing), and scratch.
 	at, bc, fix []float64
 	st          []int8
+	alive       []bool
+	hits        []int32 // the C pruner's clashing positions (ALA)
 }
 
 // binKey is pyconfind's bin label of angle a for bin width w.
@@ -153,7 +155,23 @@ func (ws *workspace) rows(p *Position, i int32, t *template, idx []int32, pr *pr
 	for k := 0; k < m; k++ {
 		t.place(p, k, idx, pl.frames, pl.at, pl.bc, pl.fix)
 	}
-	at := pl.at
+	pl.alive = resize(pl.alive, n, false)
+	prune(pl, t, n, i, ala, pr)
+	for r, ok := range pl.alive {
+		if ok {
+			s.add(prop*t.weights[r], t, pl.at, n, r)
+			pl.survived[i]++
+		}
+	}
+}
+
+// pruneGo is prune in Go: each row of pl.at is tested in atom order and
+// stops at its first clashing atom (ALA tests all, adding the clashing
+// positions to the permanent contacts of position i); an atom equal, bit
+// for bit, to the same atom of the row before has that row's result. The
+// rows without a clash are pl.alive.
+func pruneGo(pl *placement, t *template, n int, i int32, ala bool, pr *pruner) {
+	at, m := pl.at, len(t.atoms)
 	for r := 0; r < n; r++ {
 		pruned := false
 		for k := 0; k < m; k++ {
@@ -178,10 +196,7 @@ func (ws *workspace) rows(p *Position, i int32, t *template, idx []int32, pr *pr
 				}
 			}
 		}
-		if !pruned {
-			s.add(prop*t.weights[r], t, at, n, r)
-			pl.survived[i]++
-		}
+		pl.alive[r] = !pruned
 	}
 }
 

@@ -1,0 +1,129 @@
+//go:build cgo
+
+package confind
+
+/*
+#cgo CFLAGS: -O3
+#pragma GCC optimize("fp-contract=off")
+#include <stdint.h>
+#include <string.h>
+
+// The cell of coordinate v along an axis of n cells (pruner's grid):
+// truncated toward zero and clamped, as grid.coord.
+static inline long cell_of(double v, double lo, double inv, long n) {
+	double t = (v - lo) * inv;
+	if (!(t >= 0)) {
+		return 0;
+	}
+	if (t >= (double)n) {
+		return n - 1;
+	}
+	long i = (long)t;
+	return i < n ? i : n - 1;
+}
+
+// cf_prune is pruneGo over the n rows of a template of m atoms: at holds
+// coordinate d of atom k of row r at (3k+d)n+r, st (zeroed) the status of
+// atom k of row r at kn+r. It writes alive and, with all (ALA), the
+// clashing positions into hits (at most cap, with repeats); it returns
+// their number, or -1 when cap was too small.
+static long cf_prune(long n, long m, const unsigned char *tested, const double *at, signed char *st,
+		int all, int32_t pos, const double *glo, double inv, long nx, long ny, long nz,
+		const int32_t *start, const double *pts, const int32_t *tag, double clash, double c2,
+		unsigned char *alive, int32_t *hits, long cap) {
+	long nh = 0;
+	double r0 = clash + 1e-9;
+	for (long r = 0; r < n; r++) {
+		int pruned = 0;
+		for (long k = 0; k < m; k++) {
+			if (!tested[k]) {
+				continue;
+			}
+			double px = at[3 * k * n + r], py = at[(3 * k + 1) * n + r], pz = at[(3 * k + 2) * n + r];
+			long a = k * n + r;
+			signed char s;
+			if (r > 0 && st[a - 1] != 0 && memcmp(&px, &at[3 * k * n + r - 1], 8) == 0 &&
+				memcmp(&py, &at[(3 * k + 1) * n + r - 1], 8) == 0 && memcmp(&pz, &at[(3 * k + 2) * n + r - 1], 8) == 0) {
+				s = st[a - 1];
+			} else {
+				long x0 = cell_of(px - r0, glo[0], inv, nx), x1 = cell_of(px + r0, glo[0], inv, nx);
+				long y0 = cell_of(py - r0, glo[1], inv, ny), y1 = cell_of(py + r0, glo[1], inv, ny);
+				long z0 = cell_of(pz - r0, glo[2], inv, nz), z1 = cell_of(pz + r0, glo[2], inv, nz);
+				int hit = 0;
+				for (long ix = x0; ix <= x1; ix++) {
+					for (long iy = y0; iy <= y1; iy++) {
+						long base = (ix * ny + iy) * nz;
+						for (long q = start[base + z0]; q < start[base + z1 + 1]; q++) {
+							double dx = px - pts[3 * q], dy = py - pts[3 * q + 1], dz = pz - pts[3 * q + 2];
+							if ((dx * dx + dy * dy) + dz * dz > c2 || tag[q] == pos) {
+								continue;
+							}
+							hit = 1;
+							if (!all) {
+								goto done;
+							}
+							if (nh == cap) {
+								return -1;
+							}
+							hits[nh++] = tag[q];
+						}
+					}
+				}
+			done:
+				s = hit ? 2 : 1;
+			}
+			st[a] = s;
+			if (s == 2) {
+				pruned = 1;
+				if (!all) {
+					break;
+				}
+			}
+		}
+		alive[r] = !pruned;
+	}
+	return nh;
+}
+*/
+import "C"
+
+import "unsafe"
+
+// pruneKernel selects prune's implementation (tests compare them): 0 the C
+// function, 2 pruneGo.
+var pruneKernel = 0
+
+// prune is pruneGo in C (one call per template's rows).
+func prune(pl *placement, t *template, n int, i int32, ala bool, pr *pruner) {
+	g := pr.g
+	if pruneKernel == 2 || n == 0 || len(t.atoms) == 0 || len(g.items) == 0 {
+		pruneGo(pl, t, n, i, ala, pr)
+		return
+	}
+	m := len(t.atoms)
+	_, _ = pl.at[3*m*n-1], pl.st[m*n-1]
+	if cap(pl.hits) < 256 {
+		pl.hits = make([]int32, 256)
+	}
+	for {
+		all := C.int(0)
+		if ala {
+			all = 1
+		}
+		h := pl.hits[:cap(pl.hits)]
+		nh := C.cf_prune(C.long(n), C.long(m), (*C.uchar)(unsafe.Pointer(&t.tested[0])), (*C.double)(unsafe.Pointer(&pl.at[0])),
+			(*C.schar)(unsafe.Pointer(&pl.st[0])), all, C.int32_t(i), (*C.double)(unsafe.Pointer(&g.lo[0])), C.double(g.inv),
+			C.long(g.nx), C.long(g.ny), C.long(g.nz), (*C.int32_t)(unsafe.Pointer(&g.start[0])), (*C.double)(unsafe.Pointer(&g.pts[0])),
+			(*C.int32_t)(unsafe.Pointer(&pr.tag[0])), C.double(pr.clash), C.double(pr.c2),
+			(*C.uchar)(unsafe.Pointer(&pl.alive[0])), (*C.int32_t)(unsafe.Pointer(&h[0])), C.long(len(h)))
+		if nh >= 0 {
+			for _, q := range h[:nh] {
+				pl.percont[i] = addSorted(pl.percont[i], q)
+			}
+			return
+		}
+		// more clashing positions than hits holds: again with room
+		clear(pl.st[:m*n])
+		pl.hits = make([]int32, 4*len(h))
+	}
+}
