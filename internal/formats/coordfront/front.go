@@ -94,15 +94,21 @@ func Seed(entryID string) uint64 {
 // into the same Scratch. A Scratch must not be used by two goroutines at
 // once.
 type Scratch struct {
-	vocab  []uint8
-	coords [][3]float64
-	byKey  []byNumber // by chain id
-	chains []string
-	atoms  Atoms
-	front  Front
-	rand   *pyrandom.Rand
-	pool   []int32
-	sel    []int32
+	vocab   []uint8
+	coords  [][3]float64
+	entries []keyEntry
+	tables  []keyTable // by chain id
+	chains  []string
+	// the join's atoms when they are not the walk's (joinAtoms)
+	outVocab     []uint8
+	outCoord     [][3]float64
+	keyLo, keyHi []int64
+	keyCnt       []int
+	atoms        Atoms
+	front        Front
+	rand         *pyrandom.Rand
+	pool         []int32
+	sel          []int32
 	// W is a token writer whose buffer callers may reuse for the document.
 	W Writer
 }
