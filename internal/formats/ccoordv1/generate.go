@@ -112,14 +112,23 @@ func (g *Generator) Generate(st *structure.Structure, a *contactsv1.Analysis, en
 	*w = coordfront.Writer{Buf: w.Buf[:0]}
 	f.WritePrefix(w, DocType, a.ResName)
 	budget := cfg.Front.ContextLength - f.FixedTokens() - coordfront.ContactStatement*len(f.Contacts)
-	g.writeCoordinates(f, cfg, budget, w, d)
-	w.Tok(coordfront.TokEnd)
-	d.NumTokens = w.Tokens
-	sum := sha1.Sum(w.Buf)
+	doc := g.writeCoordinates(f, cfg, budget, w, d)
+	doc.Tok(coordfront.TokEnd)
+	if len(doc.Buf)+coordfront.PutSlack != cap(doc.Buf) {
+		panic("ccoordv1: the document's length was reckoned wrong")
+	}
+	d.NumTokens = doc.Tokens
+	sum := sha1.Sum(doc.Buf)
 	d.SHA1 = hex.EncodeToString(sum[:])
-	d.Text = string(w.Buf)
+	d.Text = coordfront.Text(doc.Buf) // doc's buffer is the document's alone
 	return d, ""
 }
+
+// endBytes is the length of " <end>".
+const endBytes = len(" " + coordfront.TokEnd)
+
+// xyzBytes is the length of every " <xyz-DDD>" token.
+const xyzBytes = len(" <xyz-000>")
 
 // event is one mention event: its atom and its depth. Its three noise
 // values are the event's consecutive values of the Gaussian stream.
@@ -138,7 +147,12 @@ type event struct {
 // takes the draws; the values are then computed in one batch with the
 // approximate log, sin and cos (pyrandom.GaussPairsApprox), and each one
 // whose rounding the approximation could change is recomputed exactly.
-func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int, w *coordfront.Writer, d *Document) {
+//
+// The events' lengths in bytes are counted as they are drawn, so the
+// document (w's prefix, the section and the end token) is written into a
+// buffer of its exact length (Writer.Detach), which is returned: its
+// memory becomes the document's text, without a copy.
+func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int, w *coordfront.Writer, d *Document) coordfront.Writer {
 	m := len(f.Placed)
 	D := cfg.MaxDepth
 	var sigmas [4]float64
@@ -155,6 +169,7 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 		xs, us, z0 = append(xs, dr.X), append(us, dr.U), 1
 	}
 	used := 0
+	hdrBytes := 0 // the events' <pX> <ATOM> bytes
 	for m > 0 && budget > 0 {
 		ai := f.Rand.RandBelow(m)
 		depth := D
@@ -177,7 +192,10 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 		}
 		events = append(events, event{atom: int32(ai), depth: int8(depth)})
 		used += cost
+		hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[ai])))[15]) + int(f.Atoms.Atom16(ai)[15])
 	}
+	out := w.Detach(hdrBytes + xyzBytes*(used-mentionHeader*len(events)) + endBytes)
+	w = &out
 	zs := grow(g.zs, 2*len(xs))
 	g.zs = zs
 	pyrandom.GaussPairsApprox(xs, us, zs)
@@ -191,7 +209,6 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 	for k := range D {
 		tols[k] = scale * pyrandom.GaussApproxBound(1000, sigmas[k])
 	}
-	w.Reserve((mentionHeader + D) * len(events))
 	for k, e := range events {
 		p := &f.Placed[e.atom]
 		s, tol := sigmas[e.depth-1], tols[e.depth-1]
@@ -227,6 +244,7 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 	}
 	d.NumEvents = len(events)
 	d.CoordinateTokens = used
+	return out
 }
 
 // digits are the four decimal digits of 0..9999, thousands first.

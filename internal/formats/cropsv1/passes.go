@@ -17,10 +17,17 @@ import (
 // takes the draws; the values are then computed in one batch with the
 // approximate log, sin and cos (pyrandom.GaussPairsApprox), and each one
 // whose rounding the approximation could change is recomputed exactly.
-func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfront.Writer, d *Document) int {
+//
+// The mentions' lengths in bytes are counted as they are drawn, so the
+// document (w's prefix, then the passes) is written into a new buffer
+// (Writer.Detach) of the exact length of the prefix and Pass 1 plus a
+// bound on the rest of the budget's (pass2TokenBytes per token, and the
+// end token), which is returned: its memory becomes the document's text,
+// without a copy.
+func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1, budget int, w *coordfront.Writer, d *Document) (int, coordfront.Writer) {
 	m := len(f.Placed)
 	if m == 0 {
-		return 0
+		return 0, w.Detach(pass2TokenBytes*budget + endBytes)
 	}
 	pick := &g.pick
 	pick.reset(f.Atoms.Res, f.L)
@@ -34,6 +41,7 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfro
 		xs, us, z0 = append(xs, dr.X), append(us, dr.U), 1
 	}
 	used := 0
+	hdrBytes := 0 // the mentions' <pX> <ATOM> bytes
 	for used+pass1Mention <= cap1 {
 		idx := pick.draw(f.Rand)
 		for range 3 {
@@ -44,12 +52,14 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfro
 		picks = append(picks, int32(idx))
 		used += pass1Mention
 		pick.count(int(f.Atoms.Res[idx]))
+		hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[idx])))[15]) + int(f.Atoms.Atom16(idx)[15])
 	}
+	out := w.Detach(hdrBytes + 2*xyzBytes*len(picks) + pass2TokenBytes*(budget-used) + endBytes)
+	w = &out
 	zs := grow(g.zs, 2*len(xs))
 	g.zs = zs
 	pyrandom.GaussPairsApprox(xs, us, zs)
 	sigma, tol := cfg.Pass1Sigma, noiseTol(cfg.Pass1Sigma)
-	w.Reserve(pass1Mention * len(picks))
 	for k, idx := range picks {
 		p := &f.Placed[idx]
 		var b [3]int
@@ -69,7 +79,7 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfro
 		boxTokens(w, b)
 	}
 	d.NumPass1Mentions = len(picks)
-	return used
+	return used, out
 }
 
 // noiseTol bounds, in tenths, the error of a noised value computed with
