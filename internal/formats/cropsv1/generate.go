@@ -100,8 +100,9 @@ type Generator struct {
 	pick       picker
 	trueCell   []int32
 	cells      cellIndex
-	shown      map[int32]int
+	visits     []int32 // pass 2: each box's crops so far, by cellIndex.near
 	shownOrder []int32
+	shownNear  []int32
 	frontier   []int32
 	included   []member
 	counts     []float64

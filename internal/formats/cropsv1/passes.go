@@ -141,25 +141,28 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 	}
 	trueCell := grow(g.trueCell, m)
 	g.trueCell = trueCell
-	if g.shown == nil {
-		g.shown = map[int32]int{}
-	}
 	cells := &g.cells
 	cells.build(f.Placed, trueCell)
 	frontier := g.frontier[:0] // sorted
-	shown := g.shown
-	clear(shown)
-	shownOrder := g.shownOrder[:0] // first-shown order
+	// the crops of each box (visits, by cells.near) and the boxes shown,
+	// in first-shown order (their keys and their visits indices); every
+	// box a crop can take is a true cell or a neighbour of one
+	visits := grow(g.visits, cells.nearSize())
+	shownOrder, shownNear := g.shownOrder[:0], g.shownNear[:0]
 	nbs, included, counts := g.nbs, g.included, g.counts
 	defer func() {
-		g.frontier, g.shownOrder, g.nbs, g.included, g.counts = frontier, shownOrder, nbs, included, counts
+		for _, v := range shownNear { // visits is all zeros between documents
+			visits[v] = 0
+		}
+		g.visits, g.frontier, g.shownOrder, g.shownNear, g.nbs, g.included, g.counts =
+			visits, frontier, shownOrder, shownNear, nbs, included, counts
 	}()
 	r := f.Rand
 	for used+cropHeader <= budget {
 		coin := r.Random()
 		var box int32
 		switch {
-		case len(shown) == 0 || coin < cfg.SelectRandom:
+		case len(shownOrder) == 0 || coin < cfg.SelectRandom:
 			box = trueCell[r.RandBelow(m)]
 		case coin < cfg.SelectRandom+cfg.SelectFrontier:
 			if len(frontier) > 0 {
@@ -169,8 +172,8 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 			}
 		default:
 			counts = counts[:0]
-			for _, b := range shownOrder {
-				counts = append(counts, float64(shown[b]))
+			for _, v := range shownNear {
+				counts = append(counts, float64(visits[v]))
 			}
 			total := coordfront.Fsum(counts)
 			x := r.Random() * total
@@ -184,9 +187,10 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				}
 			}
 		}
-		visit := shown[box]
-		sigma := cfg.RefineNoiseBase / float64((visit+1)*(visit+1))
 		bb := keyBox(box)
+		vi := cells.near(bb)
+		visit := int(visits[vi])
+		sigma := cfg.RefineNoiseBase / float64((visit+1)*(visit+1))
 		w.Tok(tokCrop)
 		boxTokens(w, bb)
 		used += cropHeader
@@ -253,7 +257,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 					} else if p[j] > hi[j] {
 						d = p[j] - hi[j]
 					}
-					if u := ds[j].U; d > 0 && s2*(1-u)/u < d*d {
+					if u := ds[j].U; d > 0 && s2*(1-u) < d*d*u { // u > 0
 						continue candidate // its noise cannot reach the box
 					}
 					outside[j] = d > 0
@@ -298,19 +302,19 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 			d.NumEmptyCrops++
 		}
 		if visit == 0 {
-			shownOrder = append(shownOrder, box)
+			shownOrder, shownNear = append(shownOrder, box), append(shownNear, int32(vi))
 		}
-		shown[box] = visit + 1
+		visits[vi] = int32(visit + 1)
 		d.MaxBoxVisits = max(d.MaxBoxVisits, visit+1)
 		if i, ok := slices.BinarySearch(frontier, box); ok {
 			frontier = slices.Delete(frontier, i, i+1)
 		}
 		if occupied := len(cells.atoms(bb)) > 0; occupied {
 			for _, nb := range nbs {
-				k := boxKey(nb)
-				if _, seen := shown[k]; seen {
+				if visits[cells.near(nb)] > 0 { // shown
 					continue
 				}
+				k := boxKey(nb)
 				if i, ok := slices.BinarySearch(frontier, k); !ok {
 					frontier = slices.Insert(frontier, i, k)
 				}
@@ -321,7 +325,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 			break
 		}
 	}
-	d.NumDistinctCropBoxes = len(shown)
+	d.NumDistinctCropBoxes = len(shownOrder)
 }
 
 func grow[T any](s []T, n int) []T {
