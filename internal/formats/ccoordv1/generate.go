@@ -170,14 +170,15 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 	}
 	used := 0
 	hdrBytes := 0 // the events' <pX> <ATOM> bytes
+	k3 := newKernel3(budget, cfg.DepthKernelEpsilon)
 	for m > 0 && budget > 0 {
 		ai := f.Rand.RandBelow(m)
 		depth := D
 		if !(len(events) == 0 && cfg.ForceFullPrecisionFirstEvent) {
-			if t := float64(used) / float64(budget); D == 3 {
-				depth = sampleDepth3(f.Rand, t, cfg.DepthKernelEpsilon)
+			if D == 3 {
+				depth = k3.sample(f.Rand.Random(), used)
 			} else {
-				depth = sampleDepth(f, t, cfg)
+				depth = sampleDepth(f, float64(used)/float64(budget), cfg)
 			}
 		}
 		cost := mentionHeader + depth
@@ -294,13 +295,48 @@ func sampleDepth(f *coordfront.Front, t float64, cfg Config) int {
 	return D
 }
 
-// sampleDepth3 is sampleDepth for MaxDepth 3 (the centers 0, 0.5 and 1),
-// the same operations written out.
-func sampleDepth3(r *pyrandom.Rand, t, eps float64) int {
+// kernel3 is sampleDepth for MaxDepth 3 at a budget: its depth for one
+// random() value u at used tokens is depth3's, mostly without depth3's
+// division and fsum. Those lie on the event loop's critical path (the
+// next event's fraction t waits on this event's depth), so sample first
+// decides with t = used * (1/budget) and a plain sum, which are within a
+// few ulps of depth3's values: when u*total lies farther than margin from
+// both cumulative weights, no error that small can change the outcome;
+// otherwise (never, in practice) it calls depth3.
+type kernel3 struct {
+	inv, eps, margin float64
+	budget           int
+}
+
+func newKernel3(budget int, eps float64) kernel3 {
+	// every value below is at most 3*(1 + |eps|) in magnitude and carries
+	// at most ~40 roundings of 2^-53 of it (t's error is 2^-51, times the
+	// weights' slope 3); the margin is 2^-40 times that scale: far more
+	return kernel3{inv: 1 / float64(budget), eps: eps, margin: 0x1p-40 * 3 * (1 + math.Abs(eps)), budget: budget}
+}
+
+// sample is depth3(u, used/budget, eps).
+func (k *kernel3) sample(u float64, used int) int {
+	t := float64(used) * k.inv
+	w0 := max(0.0, 1.0-3.0*math.Abs(t-0.0)) + k.eps
+	w1 := max(0.0, 1.0-3.0*math.Abs(t-0.5)) + k.eps
+	w2 := max(0.0, 1.0-3.0*math.Abs(t-1.0)) + k.eps
+	x := u * (w0 + w1 + w2)
+	c1 := w0
+	c2 := c1 + w1
+	if math.Abs(x-c1) > k.margin && math.Abs(x-c2) > k.margin { // false for NaN
+		return 3 - int(math.Float64bits(x-c1)>>63) - int(math.Float64bits(x-c2)>>63)
+	}
+	return depth3(u, float64(used)/float64(k.budget), k.eps)
+}
+
+// depth3 is sampleDepth for MaxDepth 3 (the centers 0, 0.5 and 1), the
+// same operations written out, for the random() value u.
+func depth3(u, t, eps float64) int {
 	w0 := max(0.0, 1.0-3.0*math.Abs(t-0.0)) + eps
 	w1 := max(0.0, 1.0-3.0*math.Abs(t-0.5)) + eps
 	w2 := max(0.0, 1.0-3.0*math.Abs(t-1.0)) + eps
-	x := r.Random() * coordfront.Fsum3(w0, w1, w2)
+	x := u * coordfront.Fsum3(w0, w1, w2)
 	c1 := 0.0 + w0
 	c2 := c1 + w1
 	// 1 if x < c1, else 2 if x < c2, else 3 (c1 <= c2), without branches:
