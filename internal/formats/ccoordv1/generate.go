@@ -217,7 +217,7 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 		var n [3]int
 		for j := range 3 {
 			v := p[j] + float64(0.0+float64(zs[zi+j]*s))
-			r, ok := coordfront.RoundSafe(float64(min(top, max(0.0, v))*scale), tol)
+			r, ok := coordfront.ClampRoundSafe(v, top, scale, tol)
 			if !ok {
 				exact := coordfront.Draw{X: xs[(zi+j)/2], U: us[(zi+j)/2], Second: (zi+j)&1 == 1}.Exact()
 				v = p[j] + float64(0.0+float64(exact*s))

@@ -141,3 +141,34 @@ func RoundSafe(w, tol float64) (float64, bool) {
 	r := math.RoundToEven(w)
 	return r, 0.5-math.Abs(w-r) > tol+0x1p-30 && math.Abs(w) < 1<<20
 }
+
+// ClampRoundSafe is RoundSafe(float64(min(hi, max(0.0, v))*scale), tol)
+// for 0 <= hi*scale < 2^20, without the builtins' NaN and signed-zero
+// sequences and math.RoundToEven's feature check: the clamp is two
+// compares (a NaN stays NaN, and -0 only gives -0 where they give +0,
+// which rounds alike), and the rounding is (w + 2^52) - 2^52, exact
+// half to even for 0 <= w < 2^52.
+func ClampRoundSafe(v, hi, scale, tol float64) (float64, bool) {
+	if v < 0 {
+		v = 0
+	}
+	if v > hi {
+		v = hi
+	}
+	w := float64(v * scale)
+	r := float64(w+0x1p52) - 0x1p52
+	return r, 0.5-math.Abs(w-r) > tol+0x1p-30
+}
+
+// ClampRound is math.RoundToEven(float64(min(hi, max(0.0, v))*scale)) for
+// 0 <= hi*scale < 2^52 (ClampRoundSafe's rounding; a NaN gives NaN).
+func ClampRound(v, hi, scale float64) float64 {
+	if v < 0 {
+		v = 0
+	}
+	if v > hi {
+		v = hi
+	}
+	w := float64(v * scale)
+	return float64(w+0x1p52) - 0x1p52
+}

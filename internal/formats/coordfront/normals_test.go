@@ -2,6 +2,7 @@ package coordfront
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
@@ -79,6 +80,40 @@ func TestNormalsSkip(t *testing.T) {
 			want := a.Gauss(0, 1)
 			if got := n.Next().Exact(); math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("seed %d step %d (skip %d): Normals %v, Gauss %v", seed, i, k, got, want)
+			}
+		}
+	}
+}
+
+// TestClampRound: ClampRoundSafe and ClampRound give what RoundSafe and
+// math.RoundToEven give after the builtins' clamp, for the formats'
+// ranges (hi*scale = 9, 99, 999, 9999), at and near every kind of edge:
+// below 0, -0, above hi, half-integers and their neighbours, NaN.
+func TestClampRound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	type rng2 struct{ hi, scale float64 }
+	for _, c := range []rng2{{999.9, 10}, {9999, 1}, {9990, 0.1}, {99900, 0.01}, {999.9, 10}} {
+		vs := []float64{0, math.Copysign(0, -1), -1e-300, -5, c.hi, math.Nextafter(c.hi, 2*c.hi), 2 * c.hi, math.NaN()}
+		for range 20000 {
+			v := (rng.Float64()*1.2 - 0.1) * c.hi
+			vs = append(vs, v)
+			h := (math.Floor(v*c.scale) + 0.5) / c.scale // near a half-integer after scaling
+			vs = append(vs, h, math.Nextafter(h, 0), math.Nextafter(h, 2*c.hi))
+		}
+		for _, v := range vs {
+			for _, tol := range []float64{0, 1e-9, 0.3} {
+				want, wok := RoundSafe(float64(min(c.hi, max(0.0, v))*c.scale), tol)
+				got, gok := ClampRoundSafe(v, c.hi, c.scale, tol)
+				if gok != wok || (wok && got != want) {
+					t.Fatalf("hi %v scale %v v %v tol %v: ClampRoundSafe %v %v, RoundSafe %v %v", c.hi, c.scale, v, tol, got, gok, want, wok)
+				}
+			}
+			if math.IsNaN(v) {
+				continue
+			}
+			want := math.RoundToEven(float64(min(c.hi, max(0.0, v)) * c.scale))
+			if got := ClampRound(v, c.hi, c.scale); got != want || int(got) != int(want) {
+				t.Fatalf("hi %v scale %v v %v: ClampRound %v, RoundToEven %v", c.hi, c.scale, v, got, want)
 			}
 		}
 	}

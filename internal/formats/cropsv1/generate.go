@@ -153,8 +153,7 @@ func cell(v float64) int { return tenths(v) / 100 }
 
 // tenths is round(clamp(v, 0, 999.9) * 10), half to even.
 func tenths(v float64) int {
-	c := min(999.9, max(0.0, v))
-	return int(math.RoundToEven(float64(c * 10)))
+	return int(coordfront.ClampRound(v, 999.9, 10))
 }
 
 // boxTokens are the two tokens naming box (cx, cy, cz) exactly.

@@ -66,7 +66,7 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1, budget int, w *
 		for j := range 3 {
 			zi := z0 + 3*k + j
 			v := p[j] + float64(0.0+float64(zs[zi]*sigma))
-			r, ok := coordfront.RoundSafe(float64(min(999.9, max(0.0, v))*10), tol)
+			r, ok := coordfront.ClampRoundSafe(v, 999.9, 10, tol)
 			if !ok {
 				exact := coordfront.Draw{X: xs[zi/2], U: us[zi/2], Second: zi&1 == 1}.Exact()
 				v = p[j] + float64(0.0+float64(exact*sigma))
@@ -93,7 +93,7 @@ func noiseTol(sigma float64) float64 { return 10 * pyrandom.GaussApproxBound(100
 // the rounding.
 func noisedTenths(p, sigma, tol float64, d coordfront.Draw, c *coordfront.ApproxCache) int {
 	v := p + float64(0.0+float64(c.Approx(d)*sigma))
-	r, ok := coordfront.RoundSafe(float64(min(999.9, max(0.0, v))*10), tol)
+	r, ok := coordfront.ClampRoundSafe(v, 999.9, 10, tol)
 	if !ok {
 		v = p + float64(0.0+float64(d.Exact()*sigma))
 		r = math.RoundToEven(float64(min(999.9, max(0.0, v)) * 10))
