@@ -51,8 +51,6 @@ func (a u128) mul(n uint64) u128 {
 	return u128{a.hi*n + hi, lo}
 }
 
-func (a u128) less(b u128) bool { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo) }
-
 // float is a as a float64 times 2^-80 (within an ulp).
 func (a u128) float() float64 { return (float64(a.hi)*0x1p64 + float64(a.lo)) * 0x1p-80 }
 
