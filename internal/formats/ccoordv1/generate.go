@@ -186,11 +186,7 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 			d.Truncated = true
 			break
 		}
-		for range 3 {
-			if dr := f.Normals.Next(); !dr.Second {
-				xs, us = append(xs, dr.X), append(us, dr.U)
-			}
-		}
+		xs, us = f.Normals.AppendPairs3(xs, us)
 		events = append(events, event{atom: int32(ai), depth: int8(depth)})
 		used += cost
 		hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[ai])))[15]) + int(f.Atoms.Atom16(ai)[15])

@@ -174,3 +174,4 @@ func TestJoinAtomsMatchesMaps(t *testing.T) {
 		t.Errorf("no case shared the walk's atoms")
 	}
 }
+

@@ -36,6 +36,41 @@ func (n *Normals) Next() Draw {
 	return n.draw()
 }
 
+// Next3 is three Next calls, in order, with the pairs drawn directly: one
+// new pair after a cached value (which it uses; nothing stays cached),
+// else two (the second one's second value stays cached).
+func (n *Normals) Next3() [3]Draw {
+	if n.cached {
+		n.cached = false
+		x := n.R.Random() * (2 * math.Pi)
+		u := 1.0 - n.R.Random()
+		return [3]Draw{{n.cx, n.cu, true}, {x, u, false}, {x, u, true}}
+	}
+	x1 := n.R.Random() * (2 * math.Pi)
+	u1 := 1.0 - n.R.Random()
+	x2 := n.R.Random() * (2 * math.Pi)
+	u2 := 1.0 - n.R.Random()
+	n.cx, n.cu, n.cached = x2, u2, true
+	return [3]Draw{{x1, u1, false}, {x1, u1, true}, {x2, u2, false}}
+}
+
+// AppendPairs3 takes the draws of the next three values (Next3) and
+// appends the (x, u) of the pairs it draws to xs and us.
+func (n *Normals) AppendPairs3(xs, us []float64) ([]float64, []float64) {
+	if n.cached {
+		n.cached = false
+		x := n.R.Random() * (2 * math.Pi)
+		u := 1.0 - n.R.Random()
+		return append(xs, x), append(us, u)
+	}
+	x1 := n.R.Random() * (2 * math.Pi)
+	u1 := 1.0 - n.R.Random()
+	x2 := n.R.Random() * (2 * math.Pi)
+	u2 := 1.0 - n.R.Random()
+	n.cx, n.cu, n.cached = x2, u2, true
+	return append(xs, x1, x2), append(us, u1, u2)
+}
+
 // draw takes a new pair's draws and caches them.
 func (n *Normals) draw() Draw {
 	x := n.R.Random() * (2 * math.Pi)

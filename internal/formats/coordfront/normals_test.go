@@ -118,3 +118,66 @@ func TestClampRound(t *testing.T) {
 		}
 	}
 }
+
+// TestNext3: Next3 and AppendPairs3 give three Next calls' draws (and the
+// pairs among them that are not cached values), interleaved with single
+// Next calls and other draws, from either cache state.
+func TestNext3(t *testing.T) {
+	for seed := range uint64(20) {
+		a, b, c := pyrandom.New(seed), pyrandom.New(seed), pyrandom.New(seed)
+		na, nb, nc := Normals{R: a}, Normals{R: b}, Normals{R: c}
+		var xs, us []float64
+		for i := range 3000 {
+			switch i % 5 {
+			case 1: // a single value changes the cache state
+				if d := na.Next(); d != nb.Next() || d != nc.Next() {
+					t.Fatalf("seed %d step %d: Next differs", seed, i)
+				}
+				continue
+			case 3: // other draws leave the cache alone
+				if x, y, z := a.Random(), b.Random(), c.Random(); x != y || x != z {
+					t.Fatalf("seed %d step %d: random differs", seed, i)
+				}
+			}
+			want := [3]Draw{na.Next(), na.Next(), na.Next()}
+			if got := nb.Next3(); got != want {
+				t.Fatalf("seed %d step %d: Next3 %v, three Next %v", seed, i, got, want)
+			}
+			xs, us = nc.AppendPairs3(xs[:0], us[:0])
+			k := 0
+			for _, d := range want {
+				if !d.Second {
+					if k >= len(xs) || xs[k] != d.X || us[k] != d.U {
+						t.Fatalf("seed %d step %d: AppendPairs3 %v %v, three Next %v", seed, i, xs, us, want)
+					}
+					k++
+				}
+			}
+			if k != len(xs) {
+				t.Fatalf("seed %d step %d: AppendPairs3 %v %v, three Next %v", seed, i, xs, us, want)
+			}
+		}
+	}
+}
+
+// BenchmarkNext3 compares Next3 with three Next calls.
+func BenchmarkNext3(b *testing.B) {
+	b.Run("Next3", func(b *testing.B) {
+		n := Normals{R: pyrandom.New(1)}
+		var s float64
+		for b.Loop() {
+			d := n.Next3()
+			s += d[0].U + d[1].U + d[2].U
+		}
+		_ = s
+	})
+	b.Run("Next", func(b *testing.B) {
+		n := Normals{R: pyrandom.New(1)}
+		var s float64
+		for b.Loop() {
+			d := [3]Draw{n.Next(), n.Next(), n.Next()}
+			s += d[0].U + d[1].U + d[2].U
+		}
+		_ = s
+	})
+}

@@ -44,11 +44,7 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1, budget int, w *
 	hdrBytes := 0 // the mentions' <pX> <ATOM> bytes
 	for used+pass1Mention <= cap1 {
 		idx := pick.draw(f.Rand)
-		for range 3 {
-			if dr := f.Normals.Next(); !dr.Second {
-				xs, us = append(xs, dr.X), append(us, dr.U)
-			}
-		}
+		xs, us = f.Normals.AppendPairs3(xs, us)
 		picks = append(picks, int32(idx))
 		used += pass1Mention
 		pick.count(int(f.Atoms.Res[idx]))
@@ -245,7 +241,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				}
 				f.Normals.Skip(skip)
 				skip = 0
-				ds := [3]coordfront.Draw{f.Normals.Next(), f.Normals.Next(), f.Normals.Next()}
+				ds := f.Normals.Next3()
 				// the cheap bound on all three axes first, then the values:
 				// first on the axes where the atom lies outside the box
 				// (the likeliest to leave it out), then on the others
