@@ -174,4 +174,3 @@ func TestJoinAtomsMatchesMaps(t *testing.T) {
 		t.Errorf("no case shared the walk's atoms")
 	}
 }
-
