@@ -112,14 +112,23 @@ func (g *Generator) Generate(st *structure.Structure, a *contactsv1.Analysis, en
 	*w = coordfront.Writer{Buf: w.Buf[:0]}
 	f.WritePrefix(w, DocType, a.ResName)
 	budget := cfg.Front.ContextLength - f.FixedTokens() - coordfront.ContactStatement*len(f.Contacts)
-	g.writeCoordinates(f, cfg, budget, w, d)
-	w.Tok(coordfront.TokEnd)
-	d.NumTokens = w.Tokens
-	sum := sha1.Sum(w.Buf)
+	doc := g.writeCoordinates(f, cfg, budget, w, d)
+	doc.Tok(coordfront.TokEnd)
+	if len(doc.Buf)+coordfront.PutSlack != cap(doc.Buf) {
+		panic("ccoordv1: the document's length was reckoned wrong")
+	}
+	d.NumTokens = doc.Tokens
+	sum := sha1.Sum(doc.Buf)
 	d.SHA1 = hex.EncodeToString(sum[:])
-	d.Text = string(w.Buf)
+	d.Text = coordfront.Text(doc.Buf) // doc's buffer is the document's alone
 	return d, ""
 }
+
+// endBytes is the length of " <end>".
+const endBytes = len(" " + coordfront.TokEnd)
+
+// xyzBytes is the length of every " <xyz-DDD>" token.
+const xyzBytes = len(" <xyz-000>")
 
 // event is one mention event: its atom and its depth. Its three noise
 // values are the event's consecutive values of the Gaussian stream.
@@ -138,7 +147,12 @@ type event struct {
 // takes the draws; the values are then computed in one batch with the
 // approximate log, sin and cos (pyrandom.GaussPairsApprox), and each one
 // whose rounding the approximation could change is recomputed exactly.
-func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int, w *coordfront.Writer, d *Document) {
+//
+// The events' lengths in bytes are counted as they are drawn, so the
+// document (w's prefix, the section and the end token) is written into a
+// buffer of its exact length (Writer.Detach), which is returned: its
+// memory becomes the document's text, without a copy.
+func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int, w *coordfront.Writer, d *Document) coordfront.Writer {
 	m := len(f.Placed)
 	D := cfg.MaxDepth
 	var sigmas [4]float64
@@ -155,14 +169,16 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 		xs, us, z0 = append(xs, dr.X), append(us, dr.U), 1
 	}
 	used := 0
+	hdrBytes := 0 // the events' <pX> <ATOM> bytes
+	k3 := newKernel3(budget, cfg.DepthKernelEpsilon)
 	for m > 0 && budget > 0 {
 		ai := f.Rand.RandBelow(m)
 		depth := D
 		if !(len(events) == 0 && cfg.ForceFullPrecisionFirstEvent) {
-			if t := float64(used) / float64(budget); D == 3 {
-				depth = sampleDepth3(f.Rand, t, cfg.DepthKernelEpsilon)
+			if D == 3 {
+				depth = k3.sample(f.Rand.Random(), used)
 			} else {
-				depth = sampleDepth(f, t, cfg)
+				depth = sampleDepth(f, float64(used)/float64(budget), cfg)
 			}
 		}
 		cost := mentionHeader + depth
@@ -170,14 +186,13 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 			d.Truncated = true
 			break
 		}
-		for range 3 {
-			if dr := f.Normals.Next(); !dr.Second {
-				xs, us = append(xs, dr.X), append(us, dr.U)
-			}
-		}
+		xs, us = f.Normals.AppendPairs3(xs, us)
 		events = append(events, event{atom: int32(ai), depth: int8(depth)})
 		used += cost
+		hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[ai])))[15]) + int(f.Atoms.Atom16(ai)[15])
 	}
+	out := w.Detach(hdrBytes + xyzBytes*(used-mentionHeader*len(events)) + endBytes)
+	w = &out
 	zs := grow(g.zs, 2*len(xs))
 	g.zs = zs
 	pyrandom.GaussPairsApprox(xs, us, zs)
@@ -191,7 +206,6 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 	for k := range D {
 		tols[k] = scale * pyrandom.GaussApproxBound(1000, sigmas[k])
 	}
-	w.Reserve((mentionHeader + D) * len(events))
 	for k, e := range events {
 		p := &f.Placed[e.atom]
 		s, tol := sigmas[e.depth-1], tols[e.depth-1]
@@ -199,7 +213,7 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 		var n [3]int
 		for j := range 3 {
 			v := p[j] + float64(0.0+float64(zs[zi+j]*s))
-			r, ok := coordfront.RoundSafe(float64(min(top, max(0.0, v))*scale), tol)
+			r, ok := coordfront.ClampRoundSafe(v, top, scale, tol)
 			if !ok {
 				exact := coordfront.Draw{X: xs[(zi+j)/2], U: us[(zi+j)/2], Second: (zi+j)&1 == 1}.Exact()
 				v = p[j] + float64(0.0+float64(exact*s))
@@ -227,6 +241,7 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 	}
 	d.NumEvents = len(events)
 	d.CoordinateTokens = used
+	return out
 }
 
 // digits are the four decimal digits of 0..9999, thousands first.
@@ -276,13 +291,48 @@ func sampleDepth(f *coordfront.Front, t float64, cfg Config) int {
 	return D
 }
 
-// sampleDepth3 is sampleDepth for MaxDepth 3 (the centers 0, 0.5 and 1),
-// the same operations written out.
-func sampleDepth3(r *pyrandom.Rand, t, eps float64) int {
+// kernel3 is sampleDepth for MaxDepth 3 at a budget: its depth for one
+// random() value u at used tokens is depth3's, mostly without depth3's
+// division and fsum. Those lie on the event loop's critical path (the
+// next event's fraction t waits on this event's depth), so sample first
+// decides with t = used * (1/budget) and a plain sum, which are within a
+// few ulps of depth3's values: when u*total lies farther than margin from
+// both cumulative weights, no error that small can change the outcome;
+// otherwise (never, in practice) it calls depth3.
+type kernel3 struct {
+	inv, eps, margin float64
+	budget           int
+}
+
+func newKernel3(budget int, eps float64) kernel3 {
+	// every value below is at most 3*(1 + |eps|) in magnitude and carries
+	// at most ~40 roundings of 2^-53 of it (t's error is 2^-51, times the
+	// weights' slope 3); the margin is 2^-40 times that scale: far more
+	return kernel3{inv: 1 / float64(budget), eps: eps, margin: 0x1p-40 * 3 * (1 + math.Abs(eps)), budget: budget}
+}
+
+// sample is depth3(u, used/budget, eps).
+func (k *kernel3) sample(u float64, used int) int {
+	t := float64(used) * k.inv
+	w0 := max(0.0, 1.0-3.0*math.Abs(t-0.0)) + k.eps
+	w1 := max(0.0, 1.0-3.0*math.Abs(t-0.5)) + k.eps
+	w2 := max(0.0, 1.0-3.0*math.Abs(t-1.0)) + k.eps
+	x := u * (w0 + w1 + w2)
+	c1 := w0
+	c2 := c1 + w1
+	if math.Abs(x-c1) > k.margin && math.Abs(x-c2) > k.margin { // false for NaN
+		return 3 - int(math.Float64bits(x-c1)>>63) - int(math.Float64bits(x-c2)>>63)
+	}
+	return depth3(u, float64(used)/float64(k.budget), k.eps)
+}
+
+// depth3 is sampleDepth for MaxDepth 3 (the centers 0, 0.5 and 1), the
+// same operations written out, for the random() value u.
+func depth3(u, t, eps float64) int {
 	w0 := max(0.0, 1.0-3.0*math.Abs(t-0.0)) + eps
 	w1 := max(0.0, 1.0-3.0*math.Abs(t-0.5)) + eps
 	w2 := max(0.0, 1.0-3.0*math.Abs(t-1.0)) + eps
-	x := r.Random() * coordfront.Fsum3(w0, w1, w2)
+	x := u * coordfront.Fsum3(w0, w1, w2)
 	c1 := 0.0 + w0
 	c2 := c1 + w1
 	// 1 if x < c1, else 2 if x < c2, else 3 (c1 <= c2), without branches:

@@ -155,9 +155,60 @@ type Atoms struct {
 // Name is atom i's trimmed name, e.g. "CA".
 func (a *Atoms) Name(i int) string { return vocabList[a.Vocab[i]] }
 
-// byNumber are one chain key's residues by author number (the chains as
-// their index in the Scratch's chain list).
-type byNumber = map[int64]span
+// keyEntry is one polymer residue with atoms, in walk order: its chain
+// key (as its index in the Scratch's chain list), its author number and
+// its atoms' span of the walk's atoms.
+type keyEntry struct {
+	chain    int32
+	from, to int32
+	key      int64
+}
+
+// keyTable is one chain key's residues by author number: a dense table
+// over [base, base+len(dense)) when the numbers are compact (the usual
+// case: one entry per number, no hashing), else a map.
+type keyTable struct {
+	base   int64
+	dense  []span // from < 0: no residue
+	m      map[int64]span
+	mapped bool
+}
+
+// maxDenseSlack bounds a dense table's length: 4 slots per residue plus
+// this; wider number ranges use the map.
+const maxDenseSlack = 1024
+
+// get is the span of number k, if the chain key has a residue numbered k.
+func (t *keyTable) get(k int64) (span, bool) {
+	if t.mapped {
+		sp, ok := t.m[k]
+		return sp, ok
+	}
+	if i := uint64(k - t.base); i < uint64(len(t.dense)) {
+		if sp := t.dense[i]; sp.from >= 0 {
+			return sp, true
+		}
+	}
+	return span{}, false
+}
+
+// put records number k's span unless the key already has one (the first
+// residue of a key wins); false when it had one.
+func (t *keyTable) put(k int64, sp span) bool {
+	if t.mapped {
+		if _, dup := t.m[k]; dup {
+			return false
+		}
+		t.m[k] = sp
+		return true
+	}
+	p := &t.dense[k-t.base]
+	if p.from >= 0 {
+		return false
+	}
+	*p = sp
+	return true
+}
 
 // chainID returns the index of chain key c in s.chains, adding it.
 func (s *Scratch) chainID(c string) int32 {
@@ -170,14 +221,6 @@ func (s *Scratch) chainID(c string) int32 {
 	return int32(len(s.chains) - 1)
 }
 
-// chainKeys is chain id's residues by number, made empty on first use.
-func (s *Scratch) chainKeys(id int32) byNumber {
-	for int(id) >= len(s.byKey) {
-		s.byKey = append(s.byKey, byNumber{})
-	}
-	return s.byKey[id]
-}
-
 // chainKey spells a chain id as the reference's join does: trimmed, "_"
 // when blank (pyconfind's spelling).
 func chainKey(name string) string {
@@ -187,7 +230,7 @@ func chainKey(name string) string {
 	return "_"
 }
 
-type span struct{ from, to int }
+type span struct{ from, to int32 }
 
 // JoinAtoms walks model 0's polymer residues (chain.get_polymer after
 // setup_entities), keeps each residue's non-hydrogen atoms whose trimmed
@@ -201,22 +244,23 @@ func JoinAtoms(st *structure.Structure, a *contactsv1.Analysis) Atoms {
 	return s.atoms
 }
 
-// joinAtoms is JoinAtoms into s's reused memory (s.atoms).
+// joinAtoms is JoinAtoms into s's reused memory (s.atoms): the walk's
+// atoms and residue keys, then each chain key's table of numbers, then
+// the analysis residues' lookups. When the analysis residues take the
+// walk's spans in order, back to back (the usual case), the atoms are the
+// walk's own (s.vocab, s.coords), not a copy.
 func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 	out := &s.atoms
-	*out = Atoms{Res: out.Res[:0], Vocab: out.Vocab[:0], Coord: out.Coord[:0]}
-	for _, m := range s.byKey {
-		clear(m)
-	}
-	vocab, coords := s.vocab[:0], s.coords[:0]
+	*out = Atoms{Res: out.Res[:0]}
+	vocab, coords, entries := s.vocab[:0], s.coords[:0], s.entries[:0]
 	s.chains = s.chains[:0]
 	if len(st.Models) > 0 {
 		for ci := range st.Models[0].Chains {
 			ch := &st.Models[0].Chains[ci]
-			byKey := s.chainKeys(s.chainID(chainKey(ch.Name)))
+			id := s.chainID(chainKey(ch.Name))
 			for _, res := range ch.Polymer() {
 				from := len(vocab)
-			atoms:
+				var seen uint64 // the vocabulary indices the residue has
 				for k := range res.Atoms {
 					at := &res.Atoms[k]
 					if at.IsHydrogen() {
@@ -227,39 +271,43 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 						n = strings.TrimSpace(n)
 					}
 					vi := vocabIndex(n)
-					if vi < 0 {
+					if vi < 0 || seen&(1<<vi) != 0 {
 						continue
 					}
-					for _, seen := range vocab[from:] {
-						if int(seen) == vi {
-							continue atoms
-						}
-					}
+					seen |= 1 << vi
 					vocab = append(vocab, uint8(vi))
 					coords = append(coords, [3]float64{at.X, at.Y, at.Z})
 				}
 				if len(vocab) == from {
 					continue
 				}
-				k := int64(res.AuthSeq)
-				if _, dup := byKey[k]; dup {
-					out.DuplicateKeys++
-					vocab, coords = vocab[:from], coords[:from]
-					continue
-				}
-				byKey[k] = span{from, len(vocab)}
+				entries = append(entries, keyEntry{chain: id, from: int32(from), to: int32(len(vocab)), key: int64(res.AuthSeq)})
 			}
 		}
 	}
-	s.vocab, s.coords = vocab, coords
+	s.vocab, s.coords, s.entries = vocab, coords, entries
+	s.buildKeyTables(entries)
+	for _, e := range entries {
+		if !s.tables[e.chain].put(e.key, span{e.from, e.to}) {
+			out.DuplicateKeys++
+		}
+	}
+	// the lookups; while every span found starts where the last one ended
+	// (at pos), the atoms are vocab[:pos] and coords[:pos]
+	ov, oc := s.outVocab[:0], s.outCoord[:0]
+	inOrder, pos := true, int32(0)
 	last, lastID := "", int32(-1)
-	var byKey byNumber
+	var t *keyTable
 	for r := range a.ResName {
 		if c := a.ResChain[r]; c != last || lastID < 0 {
 			last, lastID = c, s.chainID(chainKey(c))
-			byKey = s.chainKeys(lastID)
+			if int(lastID) >= len(s.tables) { // a chain key the structure lacks
+				s.tables = append(s.tables, keyTable{})
+				s.tables[lastID].reset(0, 0, 0)
+			}
+			t = &s.tables[lastID]
 		}
-		sp, ok := byKey[a.ResNum[r]]
+		sp, ok := t.get(a.ResNum[r])
 		if !ok {
 			continue
 		}
@@ -267,8 +315,68 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 		for range sp.to - sp.from {
 			out.Res = append(out.Res, int32(r))
 		}
-		out.Vocab = append(out.Vocab, vocab[sp.from:sp.to]...)
-		out.Coord = append(out.Coord, coords[sp.from:sp.to]...)
+		if inOrder && sp.from == pos {
+			pos = sp.to
+			continue
+		}
+		if inOrder {
+			inOrder = false
+			ov, oc = append(ov, vocab[:pos]...), append(oc, coords[:pos]...)
+		}
+		ov, oc = append(ov, vocab[sp.from:sp.to]...), append(oc, coords[sp.from:sp.to]...)
+	}
+	s.outVocab, s.outCoord = ov, oc
+	if inOrder {
+		out.Vocab, out.Coord = vocab[:pos:pos], coords[:pos:pos]
+	} else {
+		out.Vocab, out.Coord = ov, oc
+	}
+}
+
+// buildKeyTables sizes and empties one table per chain key of s.chains
+// for the entries' numbers: dense where they are compact.
+func (s *Scratch) buildKeyTables(entries []keyEntry) {
+	nc := len(s.chains)
+	for len(s.tables) < nc {
+		s.tables = append(s.tables, keyTable{})
+	}
+	s.tables = s.tables[:nc]
+	lo, hi, cnt := grow(s.keyLo, nc), grow(s.keyHi, nc), grow(s.keyCnt, nc)
+	s.keyLo, s.keyHi, s.keyCnt = lo, hi, cnt
+	clear(cnt)
+	for _, e := range entries {
+		c := e.chain
+		if cnt[c] == 0 || e.key < lo[c] {
+			lo[c] = e.key
+		}
+		if cnt[c] == 0 || e.key > hi[c] {
+			hi[c] = e.key
+		}
+		cnt[c]++
+	}
+	for c := range nc {
+		s.tables[c].reset(lo[c], hi[c], cnt[c])
+	}
+}
+
+// reset empties t for n numbers in [lo, hi] (none when n is 0).
+func (t *keyTable) reset(lo, hi int64, n int) {
+	t.base, t.mapped = lo, false
+	if n == 0 {
+		t.dense = t.dense[:0]
+		return
+	}
+	if w := uint64(hi - lo); w >= uint64(4*n+maxDenseSlack) {
+		t.mapped = true
+		if t.m == nil {
+			t.m = make(map[int64]span, n)
+		}
+		clear(t.m)
+		return
+	}
+	t.dense = grow(t.dense, int(hi-lo)+1)
+	for i := range t.dense {
+		t.dense[i] = span{-1, -1}
 	}
 }
 

@@ -94,15 +94,21 @@ func Seed(entryID string) uint64 {
 // into the same Scratch. A Scratch must not be used by two goroutines at
 // once.
 type Scratch struct {
-	vocab  []uint8
-	coords [][3]float64
-	byKey  []byNumber // by chain id
-	chains []string
-	atoms  Atoms
-	front  Front
-	rand   *pyrandom.Rand
-	pool   []int32
-	sel    []int32
+	vocab   []uint8
+	coords  [][3]float64
+	entries []keyEntry
+	tables  []keyTable // by chain id
+	chains  []string
+	// the join's atoms when they are not the walk's (joinAtoms)
+	outVocab     []uint8
+	outCoord     [][3]float64
+	keyLo, keyHi []int64
+	keyCnt       []int
+	atoms        Atoms
+	front        Front
+	rand         *pyrandom.Rand
+	pool         []int32
+	sel          []int32
 	// W is a token writer whose buffer callers may reuse for the document.
 	W Writer
 }
@@ -163,13 +169,13 @@ func (s *Scratch) Build(st *structure.Structure, a *contactsv1.Analysis, entryID
 // span does not fit.
 func (f *Front) place(cfg Config) bool {
 	m := len(f.Atoms.Coord)
-	var sum [3]float64
+	var s0, s1, s2 float64
 	for _, c := range f.Atoms.Coord {
-		sum[0] += c[0]
-		sum[1] += c[1]
-		sum[2] += c[2]
+		s0 += c[0]
+		s1 += c[1]
+		s2 += c[2]
 	}
-	cen := [3]float64{sum[0] / float64(m), sum[1] / float64(m), sum[2] / float64(m)}
+	cen := [3]float64{s0 / float64(m), s1 / float64(m), s2 / float64(m)}
 	var q [4]float64
 	for i := range q {
 		q[i] = f.Normals.Gauss(1.0)
@@ -190,16 +196,47 @@ func (f *Front) place(cfg Config) bool {
 		}
 	}
 	f.Placed = grow(f.Placed, m)
-	lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
-	hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	placed := f.Placed[:len(f.Atoms.Coord)]
+	// the rows of R, and the bounds kept in locals with plain compares:
+	// a NaN on an axis is remembered apart and makes that axis's bounds
+	// NaN at the end, as the min and max builtins would (they differ only
+	// there, and on the sign of a zero bound, which no use of the bounds
+	// can see)
+	r0, r1, r2 := R[0], R[1], R[2]
+	lo0, lo1, lo2 := math.Inf(1), math.Inf(1), math.Inf(1)
+	hi0, hi1, hi2 := math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	nan0, nan1, nan2 := false, false, false
 	for i, c := range f.Atoms.Coord {
 		d0, d1, d2 := c[0]-cen[0], c[1]-cen[1], c[2]-cen[2]
-		for j := range 3 {
-			// OpenBLAS dgemm's order on the reference machine (notes §6)
-			v := math.FMA(d2, R[j][2], math.FMA(d1, R[j][1], float64(d0*R[j][0])))
-			f.Placed[i][j] = v
-			lo[j] = min(lo[j], v)
-			hi[j] = max(hi[j], v)
+		// OpenBLAS dgemm's order on the reference machine (notes §6)
+		v0 := math.FMA(d2, r0[2], math.FMA(d1, r0[1], float64(d0*r0[0])))
+		v1 := math.FMA(d2, r1[2], math.FMA(d1, r1[1], float64(d0*r1[0])))
+		v2 := math.FMA(d2, r2[2], math.FMA(d1, r2[1], float64(d0*r2[0])))
+		placed[i] = [3]float64{v0, v1, v2}
+		nan0, nan1, nan2 = nan0 || v0 != v0, nan1 || v1 != v1, nan2 || v2 != v2
+		if v0 < lo0 {
+			lo0 = v0
+		}
+		if v0 > hi0 {
+			hi0 = v0
+		}
+		if v1 < lo1 {
+			lo1 = v1
+		}
+		if v1 > hi1 {
+			hi1 = v1
+		}
+		if v2 < lo2 {
+			lo2 = v2
+		}
+		if v2 > hi2 {
+			hi2 = v2
+		}
+	}
+	lo, hi := [3]float64{lo0, lo1, lo2}, [3]float64{hi0, hi1, hi2}
+	for j, nan := range [3]bool{nan0, nan1, nan2} {
+		if nan {
+			lo[j], hi[j] = math.NaN(), math.NaN()
 		}
 	}
 	limit := cfg.CubeSize - 2.0*cfg.CubeMargin
@@ -215,10 +252,12 @@ func (f *Front) place(cfg Config) bool {
 		target := cfg.CubeMargin + f.Rand.Uniform(0.0, slack)
 		f.Trans[j] = target - lo[j]
 	}
-	for i := range f.Placed {
-		for j := range 3 {
-			f.Placed[i][j] += f.Trans[j]
-		}
+	t0, t1, t2 := f.Trans[0], f.Trans[1], f.Trans[2]
+	for i := range placed {
+		p := &placed[i]
+		p[0] += t0
+		p[1] += t1
+		p[2] += t2
 	}
 	return true
 }

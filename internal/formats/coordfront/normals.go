@@ -36,6 +36,41 @@ func (n *Normals) Next() Draw {
 	return n.draw()
 }
 
+// Next3 is three Next calls, in order, with the pairs drawn directly: one
+// new pair after a cached value (which it uses; nothing stays cached),
+// else two (the second one's second value stays cached).
+func (n *Normals) Next3() [3]Draw {
+	if n.cached {
+		n.cached = false
+		x := n.R.Random() * (2 * math.Pi)
+		u := 1.0 - n.R.Random()
+		return [3]Draw{{n.cx, n.cu, true}, {x, u, false}, {x, u, true}}
+	}
+	x1 := n.R.Random() * (2 * math.Pi)
+	u1 := 1.0 - n.R.Random()
+	x2 := n.R.Random() * (2 * math.Pi)
+	u2 := 1.0 - n.R.Random()
+	n.cx, n.cu, n.cached = x2, u2, true
+	return [3]Draw{{x1, u1, false}, {x1, u1, true}, {x2, u2, false}}
+}
+
+// AppendPairs3 takes the draws of the next three values (Next3) and
+// appends the (x, u) of the pairs it draws to xs and us.
+func (n *Normals) AppendPairs3(xs, us []float64) ([]float64, []float64) {
+	if n.cached {
+		n.cached = false
+		x := n.R.Random() * (2 * math.Pi)
+		u := 1.0 - n.R.Random()
+		return append(xs, x), append(us, u)
+	}
+	x1 := n.R.Random() * (2 * math.Pi)
+	u1 := 1.0 - n.R.Random()
+	x2 := n.R.Random() * (2 * math.Pi)
+	u2 := 1.0 - n.R.Random()
+	n.cx, n.cu, n.cached = x2, u2, true
+	return append(xs, x1, x2), append(us, u1, u2)
+}
+
 // draw takes a new pair's draws and caches them.
 func (n *Normals) draw() Draw {
 	x := n.R.Random() * (2 * math.Pi)
@@ -140,4 +175,35 @@ func RoundIsSafe(w, tol float64) bool {
 func RoundSafe(w, tol float64) (float64, bool) {
 	r := math.RoundToEven(w)
 	return r, 0.5-math.Abs(w-r) > tol+0x1p-30 && math.Abs(w) < 1<<20
+}
+
+// ClampRoundSafe is RoundSafe(float64(min(hi, max(0.0, v))*scale), tol)
+// for 0 <= hi*scale < 2^20, without the builtins' NaN and signed-zero
+// sequences and math.RoundToEven's feature check: the clamp is two
+// compares (a NaN stays NaN, and -0 only gives -0 where they give +0,
+// which rounds alike), and the rounding is (w + 2^52) - 2^52, exact
+// half to even for 0 <= w < 2^52.
+func ClampRoundSafe(v, hi, scale, tol float64) (float64, bool) {
+	if v < 0 {
+		v = 0
+	}
+	if v > hi {
+		v = hi
+	}
+	w := float64(v * scale)
+	r := float64(w+0x1p52) - 0x1p52
+	return r, 0.5-math.Abs(w-r) > tol+0x1p-30
+}
+
+// ClampRound is math.RoundToEven(float64(min(hi, max(0.0, v))*scale)) for
+// 0 <= hi*scale < 2^52 (ClampRoundSafe's rounding; a NaN gives NaN).
+func ClampRound(v, hi, scale float64) float64 {
+	if v < 0 {
+		v = 0
+	}
+	if v > hi {
+		v = hi
+	}
+	w := float64(v * scale)
+	return float64(w+0x1p52) - 0x1p52
 }

@@ -32,20 +32,20 @@ func Fingerprint(st *structure.Structure) string {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], uint64(n))
 	h.Write(b[:])
-	step, i := max(1, n/64), 0
+	// the atoms i = 0, step, 2*step, ... of the walk, a residue at a time
+	step, i, next := max(1, n/64), 0, 0
 	for ci := range chains {
 		for ri := range chains[ci].Residues {
-			for ai := range chains[ci].Residues[ri].Atoms {
-				if i%step == 0 {
-					a := &chains[ci].Residues[ri].Atoms[ai]
-					h.Write([]byte(a.Name))
-					for _, v := range []float64{a.X, a.Y, a.Z} {
-						binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-						h.Write(b[:])
-					}
+			atoms := chains[ci].Residues[ri].Atoms
+			for ; next < i+len(atoms); next += step {
+				a := &atoms[next-i]
+				h.Write([]byte(a.Name))
+				for _, v := range [3]float64{a.X, a.Y, a.Z} {
+					binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+					h.Write(b[:])
 				}
-				i++
 			}
+			i += len(atoms)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))

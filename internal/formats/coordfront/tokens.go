@@ -3,6 +3,7 @@ package coordfront
 import (
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // Framing tokens of both formats.
@@ -102,6 +103,25 @@ func (w *Writer) Tok(t string) {
 	w.Buf = append(w.Buf, t...)
 	w.Tokens++
 }
+
+// PutSlack is the room past its last byte a buffer needs for Put and
+// PutXYZ3 to write into it without a reallocation (their fixed-size
+// stores run past the bytes they keep).
+const PutSlack = 2*xyzLen + 16
+
+// Detach returns a writer with w's tokens in a new buffer of capacity
+// for exactly more bytes beyond them (plus PutSlack), so that a document
+// whose length is known can be written straight into the memory it will
+// keep (see Text).
+func (w *Writer) Detach(more int) Writer {
+	buf := make([]byte, len(w.Buf), len(w.Buf)+more+PutSlack)
+	copy(buf, w.Buf)
+	return Writer{Buf: buf, Tokens: w.Tokens}
+}
+
+// Text is buf's bytes as a string, without a copy: the caller must never
+// write buf again (a buffer from Detach that nothing else holds).
+func Text(buf []byte) string { return unsafe.String(unsafe.SliceData(buf), len(buf)) }
 
 // Tok16 is a token with its leading space (at most 15 bytes), padded to
 // 16 bytes with its length in the last byte, so that Writer.Put copies it

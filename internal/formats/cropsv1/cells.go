@@ -73,3 +73,14 @@ func (c *cellIndex) atoms(b [3]int) []int32 {
 	i := (x*c.n[1]+y)*c.n[2] + z
 	return c.order[c.start[i]:c.start[i+1]]
 }
+
+// nearSize is the number of boxes in the block widened by one box on
+// every side: the true cells and all their neighbours.
+func (c *cellIndex) nearSize() int { return (c.n[0] + 2) * (c.n[1] + 2) * (c.n[2] + 2) }
+
+// near is box b's index in the widened block; b must lie in it (a true
+// cell or a neighbour of one).
+func (c *cellIndex) near(b [3]int) int {
+	x, y, z := b[0]-c.lo[0]+1, b[1]-c.lo[1]+1, b[2]-c.lo[2]+1
+	return (x*(c.n[1]+2)+y)*(c.n[2]+2) + z
+}

@@ -100,8 +100,9 @@ type Generator struct {
 	pick       picker
 	trueCell   []int32
 	cells      cellIndex
-	shown      map[int32]int
+	visits     []int32 // pass 2: each box's crops so far, by cellIndex.near
 	shownOrder []int32
+	shownNear  []int32
 	frontier   []int32
 	included   []member
 	counts     []float64
@@ -126,15 +127,25 @@ func (g *Generator) Generate(st *structure.Structure, a *contactsv1.Analysis, en
 	*w = coordfront.Writer{Buf: w.Buf[:0]}
 	f.WritePrefix(w, DocType, a.ResName)
 	budget := max(0, cfg.Front.ContextLength-f.FixedTokens()-coordfront.ContactStatement*len(f.Contacts))
-	used := g.pass1(f, cfg, max(0, budget-cfg.FineReserve), w, d)
-	g.pass2(f, cfg, budget, used, w, d)
-	w.Tok(coordfront.TokEnd)
-	d.NumTokens = w.Tokens
-	sum := sha1.Sum(w.Buf)
+	used, doc := g.pass1(f, cfg, max(0, budget-cfg.FineReserve), budget, w, d)
+	g.pass2(f, cfg, budget, used, &doc, d)
+	doc.Tok(coordfront.TokEnd)
+	d.NumTokens = doc.Tokens
+	sum := sha1.Sum(doc.Buf)
 	d.SHA1 = hex.EncodeToString(sum[:])
-	d.Text = string(w.Buf)
+	d.Text = coordfront.Text(doc.Buf) // doc's buffer is the document's alone
 	return d, ""
 }
+
+// Byte counts of the document's lengths (see pass1).
+const (
+	endBytes = len(" " + coordfront.TokEnd)
+	xyzBytes = len(" <xyz-000>")
+	// pass2TokenBytes bounds Pass 2's bytes per token: a crop header
+	// (" <crop>" and two xyz tokens) has 27 bytes in 3 tokens, a crop
+	// atom at most 34 in 4 (" <p1999>", " <OXT>" and two xyz tokens).
+	pass2TokenBytes = 9
+)
 
 // cell is the 10 Å box index (0..99) of a coordinate:
 // round(clamp(v, 0, 999.9) * 10) // 100.
@@ -142,8 +153,7 @@ func cell(v float64) int { return tenths(v) / 100 }
 
 // tenths is round(clamp(v, 0, 999.9) * 10), half to even.
 func tenths(v float64) int {
-	c := min(999.9, max(0.0, v))
-	return int(math.RoundToEven(float64(c * 10)))
+	return int(coordfront.ClampRound(v, 999.9, 10))
 }
 
 // boxTokens are the two tokens naming box (cx, cy, cz) exactly.

@@ -17,10 +17,17 @@ import (
 // takes the draws; the values are then computed in one batch with the
 // approximate log, sin and cos (pyrandom.GaussPairsApprox), and each one
 // whose rounding the approximation could change is recomputed exactly.
-func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfront.Writer, d *Document) int {
+//
+// The mentions' lengths in bytes are counted as they are drawn, so the
+// document (w's prefix, then the passes) is written into a new buffer
+// (Writer.Detach) of the exact length of the prefix and Pass 1 plus a
+// bound on the rest of the budget's (pass2TokenBytes per token, and the
+// end token), which is returned: its memory becomes the document's text,
+// without a copy.
+func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1, budget int, w *coordfront.Writer, d *Document) (int, coordfront.Writer) {
 	m := len(f.Placed)
 	if m == 0 {
-		return 0
+		return 0, w.Detach(pass2TokenBytes*budget + endBytes)
 	}
 	pick := &g.pick
 	pick.reset(f.Atoms.Res, f.L)
@@ -34,29 +41,28 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfro
 		xs, us, z0 = append(xs, dr.X), append(us, dr.U), 1
 	}
 	used := 0
+	hdrBytes := 0 // the mentions' <pX> <ATOM> bytes
 	for used+pass1Mention <= cap1 {
 		idx := pick.draw(f.Rand)
-		for range 3 {
-			if dr := f.Normals.Next(); !dr.Second {
-				xs, us = append(xs, dr.X), append(us, dr.U)
-			}
-		}
+		xs, us = f.Normals.AppendPairs3(xs, us)
 		picks = append(picks, int32(idx))
 		used += pass1Mention
 		pick.count(int(f.Atoms.Res[idx]))
+		hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[idx])))[15]) + int(f.Atoms.Atom16(idx)[15])
 	}
+	out := w.Detach(hdrBytes + 2*xyzBytes*len(picks) + pass2TokenBytes*(budget-used) + endBytes)
+	w = &out
 	zs := grow(g.zs, 2*len(xs))
 	g.zs = zs
 	pyrandom.GaussPairsApprox(xs, us, zs)
 	sigma, tol := cfg.Pass1Sigma, noiseTol(cfg.Pass1Sigma)
-	w.Reserve(pass1Mention * len(picks))
 	for k, idx := range picks {
 		p := &f.Placed[idx]
 		var b [3]int
 		for j := range 3 {
 			zi := z0 + 3*k + j
 			v := p[j] + float64(0.0+float64(zs[zi]*sigma))
-			r, ok := coordfront.RoundSafe(float64(min(999.9, max(0.0, v))*10), tol)
+			r, ok := coordfront.ClampRoundSafe(v, 999.9, 10, tol)
 			if !ok {
 				exact := coordfront.Draw{X: xs[zi/2], U: us[zi/2], Second: zi&1 == 1}.Exact()
 				v = p[j] + float64(0.0+float64(exact*sigma))
@@ -69,7 +75,7 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1 int, w *coordfro
 		boxTokens(w, b)
 	}
 	d.NumPass1Mentions = len(picks)
-	return used
+	return used, out
 }
 
 // noiseTol bounds, in tenths, the error of a noised value computed with
@@ -83,7 +89,7 @@ func noiseTol(sigma float64) float64 { return 10 * pyrandom.GaussApproxBound(100
 // the rounding.
 func noisedTenths(p, sigma, tol float64, d coordfront.Draw, c *coordfront.ApproxCache) int {
 	v := p + float64(0.0+float64(c.Approx(d)*sigma))
-	r, ok := coordfront.RoundSafe(float64(min(999.9, max(0.0, v))*10), tol)
+	r, ok := coordfront.ClampRoundSafe(v, 999.9, 10, tol)
 	if !ok {
 		v = p + float64(0.0+float64(d.Exact()*sigma))
 		r = math.RoundToEven(float64(min(999.9, max(0.0, v)) * 10))
@@ -131,25 +137,28 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 	}
 	trueCell := grow(g.trueCell, m)
 	g.trueCell = trueCell
-	if g.shown == nil {
-		g.shown = map[int32]int{}
-	}
 	cells := &g.cells
 	cells.build(f.Placed, trueCell)
 	frontier := g.frontier[:0] // sorted
-	shown := g.shown
-	clear(shown)
-	shownOrder := g.shownOrder[:0] // first-shown order
+	// the crops of each box (visits, by cells.near) and the boxes shown,
+	// in first-shown order (their keys and their visits indices); every
+	// box a crop can take is a true cell or a neighbour of one
+	visits := grow(g.visits, cells.nearSize())
+	shownOrder, shownNear := g.shownOrder[:0], g.shownNear[:0]
 	nbs, included, counts := g.nbs, g.included, g.counts
 	defer func() {
-		g.frontier, g.shownOrder, g.nbs, g.included, g.counts = frontier, shownOrder, nbs, included, counts
+		for _, v := range shownNear { // visits is all zeros between documents
+			visits[v] = 0
+		}
+		g.visits, g.frontier, g.shownOrder, g.shownNear, g.nbs, g.included, g.counts =
+			visits, frontier, shownOrder, shownNear, nbs, included, counts
 	}()
 	r := f.Rand
 	for used+cropHeader <= budget {
 		coin := r.Random()
 		var box int32
 		switch {
-		case len(shown) == 0 || coin < cfg.SelectRandom:
+		case len(shownOrder) == 0 || coin < cfg.SelectRandom:
 			box = trueCell[r.RandBelow(m)]
 		case coin < cfg.SelectRandom+cfg.SelectFrontier:
 			if len(frontier) > 0 {
@@ -159,8 +168,8 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 			}
 		default:
 			counts = counts[:0]
-			for _, b := range shownOrder {
-				counts = append(counts, float64(shown[b]))
+			for _, v := range shownNear {
+				counts = append(counts, float64(visits[v]))
 			}
 			total := coordfront.Fsum(counts)
 			x := r.Random() * total
@@ -174,9 +183,10 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				}
 			}
 		}
-		visit := shown[box]
-		sigma := cfg.RefineNoiseBase / float64((visit+1)*(visit+1))
 		bb := keyBox(box)
+		vi := cells.near(bb)
+		visit := int(visits[vi])
+		sigma := cfg.RefineNoiseBase / float64((visit+1)*(visit+1))
 		w.Tok(tokCrop)
 		boxTokens(w, bb)
 		used += cropHeader
@@ -231,7 +241,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				}
 				f.Normals.Skip(skip)
 				skip = 0
-				ds := [3]coordfront.Draw{f.Normals.Next(), f.Normals.Next(), f.Normals.Next()}
+				ds := f.Normals.Next3()
 				// the cheap bound on all three axes first, then the values:
 				// first on the axes where the atom lies outside the box
 				// (the likeliest to leave it out), then on the others
@@ -243,7 +253,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 					} else if p[j] > hi[j] {
 						d = p[j] - hi[j]
 					}
-					if u := ds[j].U; d > 0 && s2*(1-u)/u < d*d {
+					if u := ds[j].U; d > 0 && s2*(1-u) < d*d*u { // u > 0
 						continue candidate // its noise cannot reach the box
 					}
 					outside[j] = d > 0
@@ -288,19 +298,19 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 			d.NumEmptyCrops++
 		}
 		if visit == 0 {
-			shownOrder = append(shownOrder, box)
+			shownOrder, shownNear = append(shownOrder, box), append(shownNear, int32(vi))
 		}
-		shown[box] = visit + 1
+		visits[vi] = int32(visit + 1)
 		d.MaxBoxVisits = max(d.MaxBoxVisits, visit+1)
 		if i, ok := slices.BinarySearch(frontier, box); ok {
 			frontier = slices.Delete(frontier, i, i+1)
 		}
 		if occupied := len(cells.atoms(bb)) > 0; occupied {
 			for _, nb := range nbs {
-				k := boxKey(nb)
-				if _, seen := shown[k]; seen {
+				if visits[cells.near(nb)] > 0 { // shown
 					continue
 				}
+				k := boxKey(nb)
 				if i, ok := slices.BinarySearch(frontier, k); !ok {
 					frontier = slices.Insert(frontier, i, k)
 				}
@@ -311,7 +321,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 			break
 		}
 	}
-	d.NumDistinctCropBoxes = len(shown)
+	d.NumDistinctCropBoxes = len(shownOrder)
 }
 
 func grow[T any](s []T, n int) []T {

@@ -25,7 +25,8 @@ type picker struct {
 	start   []int32   // residue -> its first atom (len L+1)
 	w       []float64 // residue -> its current weight
 	k       []float64 // residue -> its draws so far
-	tree    []u128    // Fenwick tree over residues of n_r*w_r*2^80
+	tree    []u128    // Fenwick tree over residues of n_r*w_r*2^80, padded to a power of two
+	top     int       // len(tree)/2: find's first step
 	total   u128      // the tree's sum
 	cdf     []float64 // the slow path's prefix sums
 	exactOK bool      // every weight is >= 2^-28 (fixed point exact)
@@ -49,8 +50,6 @@ func (a u128) mul(n uint64) u128 {
 	hi, lo := bits.Mul64(a.lo, n)
 	return u128{a.hi*n + hi, lo}
 }
-
-func (a u128) less(b u128) bool { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo) }
 
 // float is a as a float64 times 2^-80 (within an ulp).
 func (a u128) float() float64 { return (float64(a.hi)*0x1p64 + float64(a.lo)) * 0x1p-80 }
@@ -83,8 +82,11 @@ func newPicker(res []int32, L int) *picker {
 
 // reset starts p over for atoms res of L residues, reusing its memory.
 func (p *picker) reset(res []int32, L int) {
-	*p = picker{res: res, start: grow(p.start, L+1), w: grow(p.w, L), k: grow(p.k, L), tree: grow(p.tree, L+1),
-		cdf: grow(p.cdf, len(res)), exactOK: true}
+	// the tree has a node for each residue (1..L) and zero-weight ones up
+	// to a power of two, so that find's descent needs no bounds
+	size := 1 << bits.Len(uint(L))
+	*p = picker{res: res, start: grow(p.start, L+1), w: grow(p.w, L), k: grow(p.k, L), tree: grow(p.tree, size),
+		top: size / 2, cdf: grow(p.cdf, len(res)), exactOK: true}
 	clear(p.start)
 	clear(p.k)
 	clear(p.tree)
@@ -108,19 +110,21 @@ func (p *picker) addTree(r int, v u128) {
 	}
 }
 
-// find returns the first residue r with prefix(r+1) > x, and prefix(r).
+// find returns the first residue r with prefix(r+1) > x, and prefix(r)
+// (r >= L when x >= the total): the Fenwick descent, without branches on
+// the comparisons (their outcomes are random).
 func (p *picker) find(x u128) (int, u128) {
 	pos, acc := 0, u128{}
-	step := 1
-	for step*2 < len(p.tree) {
-		step *= 2
-	}
-	for ; step > 0; step /= 2 {
-		if n := pos + step; n < len(p.tree) {
-			if s := acc.add(p.tree[n]); !x.less(s) { // s <= x
-				pos, acc = n, s
-			}
-		}
+	tree := p.tree
+	for step := p.top; step > 0; step >>= 1 {
+		s := acc.add(tree[pos+step])
+		// take the step when s <= x: x - s does not borrow
+		_, b := bits.Sub64(x.lo, s.lo, 0)
+		_, b = bits.Sub64(x.hi, s.hi, b)
+		take := b - 1 // all ones, or zero
+		pos += step & int(take)
+		acc.hi ^= (acc.hi ^ s.hi) & take
+		acc.lo ^= (acc.lo ^ s.lo) & take
 	}
 	return pos, acc
 }

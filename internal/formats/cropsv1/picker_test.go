@@ -32,6 +32,9 @@ func TestPickerIsReference(t *testing.T) {
 	for seed := range uint64(40) {
 		g := pyrandom.New(1000 + seed)
 		L := 2 + g.RandBelow(600)
+		if pow2 := []int{2, 3, 4, 7, 8, 255, 256, 511, 512}; seed < uint64(len(pow2)) {
+			L = pow2[seed] // the tree's padding at and around powers of two
+		}
 		var res []int32
 		for r := range L {
 			for range g.RandBelow(15) { // 0 to 14 atoms
