@@ -86,6 +86,9 @@ func AnalyzeNativeResult(st *structure.Structure, name string, lib *Library) (*c
 	a := &contactsv1.Analysis{EntryID: EntryID(st, name)}
 	plddt := GlobalPLDDT(st)
 	a.GlobalPLDDT = &plddt
+	np, nc := len(r.Positions), len(r.Contacts)
+	a.ResName, a.ResNum, a.ResChain = make([]string, 0, np), make([]int64, 0, np), make([]string, 0, np)
+	a.ContactI, a.ContactJ, a.Degree = make([]int64, 0, nc), make([]int64, 0, nc), make([]float64, 0, nc)
 	for i := range r.Positions {
 		p := &r.Positions[i]
 		a.ResName = append(a.ResName, Canonical(p.ResName))

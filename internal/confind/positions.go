@@ -98,10 +98,16 @@ func positionsOf(st *structure.Structure) ([]Position, error) {
 	if len(st.Models) == 0 {
 		return nil, nil
 	}
+	n := 0
+	for ci := range st.Models[0].Chains {
+		for ri := range st.Models[0].Chains[ci].Residues {
+			n += len(st.Models[0].Chains[ci].Residues[ri].Atoms)
+		}
+	}
 	var keys []posKey
 	keyIdx := map[posKey]int{}
 	chainRank := map[string]int{}
-	var atoms []keptAtom
+	atoms := make([]keptAtom, 0, n)
 	for ci := range st.Models[0].Chains {
 		ch := &st.Models[0].Chains[ci]
 		cid := chainID(ch.Name)
@@ -114,20 +120,23 @@ func positionsOf(st *structure.Structure) ([]Position, error) {
 			if len(rn) > 4 {
 				rn = rn[:4]
 			}
-			k := posKey{cid, res.AuthSeq, icodeOf(res.ICode)}
+			id := -1 // the residue's key, registered at its first kept atom
 			for ai := range res.Atoms {
 				a := &res.Atoms[ai]
 				if a.AltLoc != 0 && a.AltLoc != ' ' && a.AltLoc != 'A' {
 					continue
 				}
-				id, ok := keyIdx[k]
-				if !ok {
-					id = len(keys)
-					keys = append(keys, k)
-					keyIdx[k] = id
-				}
-				if _, ok := chainRank[cid]; !ok {
-					chainRank[cid] = len(chainRank)
+				if id < 0 {
+					k := posKey{cid, res.AuthSeq, icodeOf(res.ICode)}
+					var ok bool
+					if id, ok = keyIdx[k]; !ok {
+						id = len(keys)
+						keys = append(keys, k)
+						keyIdx[k] = id
+					}
+					if _, ok := chainRank[cid]; !ok {
+						chainRank[cid] = len(chainRank)
+					}
 				}
 				atoms = append(atoms, keptAtom{key: id, resname: rn, name: a.Name, x: vec{a.X, a.Y, a.Z}})
 			}
@@ -144,7 +153,7 @@ func positionsOf(st *structure.Structure) ([]Position, error) {
 			native[atoms[i].key] = atoms[i].resname
 		}
 	}
-	var pos []Position
+	pos := make([]Position, 0, len(keys))
 	for s := 0; s < len(atoms); {
 		e := s + 1
 		for e < len(atoms) && atoms[e].key == atoms[s].key {
