@@ -65,20 +65,28 @@ func (s *survivors) reset(npos, nrot, natom int) {
 	s.sum = resize(s.sum, npos, false)[:0]
 }
 
-// add appends a survivor of template t with weight w: row r of the n rows
-// of atoms at (coordinate d of atom k at at[(3*k+d)*n+r]).
-func (s *survivors) add(w float64, t *template, at []float64, n, r int) {
-	s.w = append(s.w, w)
-	b := emptyBox()
-	for k, c := range t.contact {
-		if c {
-			x := vec{at[3*k*n+r], at[(3*k+1)*n+r], at[(3*k+2)*n+r]}
+// addAlive appends the alive rows of the n rows of template t's atoms at
+// (coordinate d of atom k at at[(3*k+d)*n+r]) as survivors, row r with
+// weight prop*t.weights[r], in row order; it returns how many.
+func (s *survivors) addAlive(prop float64, t *template, at []float64, alive []bool) int {
+	n, added := len(alive), 0
+	for r, ok := range alive {
+		if !ok {
+			continue
+		}
+		added++
+		s.w = append(s.w, prop*t.weights[r])
+		b := emptyBox()
+		for _, k := range t.contactAt {
+			o := 3*k*n + r
+			x := vec{at[o], at[o+n], at[o+2*n]}
 			s.atoms = append(s.atoms, x)
 			b.add(x)
 		}
+		s.rat = append(s.rat, int32(len(s.atoms)))
+		s.rbox = append(s.rbox, b)
 	}
-	s.rat = append(s.rat, int32(len(s.atoms)))
-	s.rbox = append(s.rbox, b)
+	return added
 }
 
 // endPosition closes the current position's survivors.

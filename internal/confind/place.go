@@ -157,12 +157,7 @@ func (ws *workspace) rows(p *Position, i int32, t *template, idx []int32, pr *pr
 	}
 	pl.alive = resize(pl.alive, n, false)
 	prune(pl, t, n, i, ala, pr)
-	for r, ok := range pl.alive {
-		if ok {
-			s.add(prop*t.weights[r], t, pl.at, n, r)
-			pl.survived[i]++
-		}
-	}
+	pl.survived[i] += s.addAlive(prop, t, pl.at, pl.alive)
 }
 
 // pruneGo is prune in Go: each row of pl.at is tested in atom order and

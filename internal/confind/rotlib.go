@@ -54,6 +54,8 @@ type template struct {
 	tested   []bool
 	contact  []bool
 	nContact int
+	// contactAt lists the contact atoms' indices, in atom order.
+	contactAt []int
 }
 
 // binTable is one residue's BEBL bins.

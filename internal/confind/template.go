@@ -102,6 +102,7 @@ func (t *template) link() error {
 		t.contact = append(t.contact, c)
 		if c {
 			t.nContact++
+			t.contactAt = append(t.contactAt, k)
 		}
 	}
 	return nil
