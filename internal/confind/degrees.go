@@ -211,8 +211,8 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 	g := &ws.grids[1]
 	g.build(cas, dcut)
 	var out []Contact
-	cells, partners := ws.cells[:0], ws.touched[:0]
-	defer func() { ws.cells, ws.touched = cells, partners }()
+	cells, partners, num := ws.cells[:0], ws.touched[:0], ws.num[:0]
+	defer func() { ws.cells, ws.touched, ws.num = cells, partners, num }()
 	for ci, i32 := range caPos {
 		i := int(i32)
 		partners = partners[:0]
@@ -225,9 +225,10 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 			}
 		}
 		slices.Sort(partners)
-		for _, j := range partners {
-			c := pair(ws, i, int(j), cp, c2)
-			deg := c / float64(s.sum[i]*s.sum[j])
+		num = resize(num, len(partners), false)
+		pairs(ws, i, partners, cp, c2, num)
+		for k, j := range partners {
+			deg := num[k] / float64(s.sum[i]*s.sum[j])
 			if deg > 0 {
 				out = append(out, Contact{I: i, J: int(j), Degree: deg})
 			}

@@ -193,12 +193,20 @@ static int cf_have_avx2_bmi(void) {
 	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
 }
 
-static double cf_pair(int avx2, int32_t i0, int32_t i1, int32_t j0, int32_t j1,
-		const double *rbox, const double *rgrown, const double *pgi, const double *pgj, const int32_t *rat,
+// cf_pairs is pair_run for position i against each position js[k],
+// numerators into num[k]: one call per position, not per pair.
+static void cf_pairs(int avx2, int32_t i, const int32_t *js, int32_t njs, const int32_t *posRot,
+		const double *rbox, const double *rgrown, const double *pgrown, const int32_t *rat,
 		const double *x, const double *y, const double *z, const double *w, double *cp, double c2,
-		int32_t *near, int32_t *fa, int32_t *frb, int32_t *ai, double *nbox) {
-	pair_args p = {i0, i1, j0, j1, rbox, rgrown, pgi, pgj, rat, x, y, z, w, cp, c2, near, fa, frb, ai, nbox};
-	return pair_run(&p, avx2);
+		int32_t *near, int32_t *fa, int32_t *frb, int32_t *ai, double *nbox, double *num) {
+	pair_args p = {posRot[i], posRot[i + 1], 0, 0, rbox, rgrown, pgrown + 6 * (long)i, 0, rat, x, y, z, w, cp, c2, near, fa, frb, ai, nbox};
+	for (int32_t k = 0; k < njs; k++) {
+		int32_t j = js[k];
+		p.j0 = posRot[j];
+		p.j1 = posRot[j + 1];
+		p.pgj = pgrown + 6 * (long)j;
+		num[k] = pair_run(&p, avx2);
+	}
 }
 */
 import "C"
@@ -238,16 +246,17 @@ func (ws *workspace) pairsReady() {
 	ws.ci32 = resize(ws.ci32, 3*most+maxAtoms+1, false)
 }
 
-// pair is the numerator of the degree of positions i < j, adding the
-// collision masses to cp (pairGo), in C: four near rotamers' box tests and
-// one atom against four at once where the CPU has AVX2.
-func pair(ws *workspace, i, j int, cp []float64, c2 float64) float64 {
-	if pairKernel == 2 {
-		return pairGo(ws, i, j, cp, c2)
-	}
+// pairs sets num[k] to the numerator of the degree of positions i < js[k],
+// adding the collision masses to cp, in the order of js (pairGo each), in
+// C: four near rotamers' box tests and one atom against four at once where
+// the CPU has AVX2; one C call per position i.
+func pairs(ws *workspace, i int, js []int32, cp []float64, c2 float64, num []float64) {
 	s := &ws.sv
-	if len(s.w) == 0 {
-		return 0
+	if pairKernel == 2 || len(js) == 0 || len(s.w) == 0 {
+		for k, j := range js {
+			num[k] = pairGo(ws, i, int(j), cp, c2)
+		}
+		return
 	}
 	n := len(s.atoms)
 	most := (len(ws.cbox) / 6) - 4
@@ -255,13 +264,13 @@ func pair(ws *workspace, i, j int, cp []float64, c2 float64) float64 {
 	if havePairAVX2 && pairKernel == 0 {
 		avx2 = 1
 	}
-	return float64(C.cf_pair(avx2, C.int32_t(s.posRot[i]), C.int32_t(s.posRot[i+1]), C.int32_t(s.posRot[j]), C.int32_t(s.posRot[j+1]),
+	C.cf_pairs(avx2, C.int32_t(i), (*C.int32_t)(unsafe.Pointer(&js[0])), C.int32_t(len(js)), (*C.int32_t)(unsafe.Pointer(&s.posRot[0])),
 		(*C.double)(unsafe.Pointer(&s.rbox[0])), (*C.double)(unsafe.Pointer(&ws.rgrown[0])),
-		(*C.double)(unsafe.Pointer(&ws.pgrown[i])), (*C.double)(unsafe.Pointer(&ws.pgrown[j])),
+		(*C.double)(unsafe.Pointer(&ws.pgrown[0])),
 		(*C.int32_t)(unsafe.Pointer(&s.rat[0])),
 		(*C.double)(unsafe.Pointer(&ws.soa[0])), (*C.double)(unsafe.Pointer(&ws.soa[n+4])), (*C.double)(unsafe.Pointer(&ws.soa[2*(n+4)])),
 		(*C.double)(unsafe.Pointer(&s.w[0])), (*C.double)(unsafe.Pointer(&cp[0])), C.double(c2),
 		(*C.int32_t)(unsafe.Pointer(&ws.ci32[0])), (*C.int32_t)(unsafe.Pointer(&ws.ci32[most])),
 		(*C.int32_t)(unsafe.Pointer(&ws.ci32[2*most])), (*C.int32_t)(unsafe.Pointer(&ws.ci32[3*most])),
-		(*C.double)(unsafe.Pointer(&ws.cbox[0]))))
+		(*C.double)(unsafe.Pointer(&ws.cbox[0])), (*C.double)(unsafe.Pointer(&num[0])))
 }

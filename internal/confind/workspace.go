@@ -15,6 +15,7 @@ type workspace struct {
 	cells   []cellRange
 	// degrees
 	touched []int32
+	num     []float64 // the numerators of a position's pairs
 	near    []int32
 	rgrown  []box
 	pgrown  []box
