@@ -70,20 +70,29 @@ func (s *survivors) reset(npos, nrot, natom int) {
 // weight prop*t.weights[r], in row order; it returns how many.
 func (s *survivors) addAlive(prop float64, t *template, at []float64, alive []bool) int {
 	n, added := len(alive), 0
+	for _, ok := range alive {
+		if ok {
+			added++
+		}
+	}
+	base, nc := len(s.atoms), len(t.contactAt)
+	s.atoms = slices.Grow(s.atoms, added*nc)[:base+added*nc]
+	dst := s.atoms[base:]
 	for r, ok := range alive {
 		if !ok {
 			continue
 		}
-		added++
 		s.w = append(s.w, prop*t.weights[r])
 		b := emptyBox()
-		for _, k := range t.contactAt {
+		for q, k := range t.contactAt {
 			o := 3*k*n + r
 			x := vec{at[o], at[o+n], at[o+2*n]}
-			s.atoms = append(s.atoms, x)
+			dst[q] = x
 			b.add(x)
 		}
-		s.rat = append(s.rat, int32(len(s.atoms)))
+		dst = dst[nc:]
+		base += nc
+		s.rat = append(s.rat, int32(base))
 		s.rbox = append(s.rbox, b)
 	}
 	return added
