@@ -33,25 +33,32 @@ static inline int outside(double px, double py, double pz, const double *b) {
 	return px < b[0] || b[3] < px || py < b[1] || b[4] < py || pz < b[2] || b[5] < pz;
 }
 
-// The first contacts of ra's atoms ai[0:na] with the rotamers
-// near[0:nn] (after the box test), into fa (index in ai) and frb; their
-// number.
-typedef int (*firsts_fn)(const pair_args *p, int ra, int na, int nn);
+// atom_in loads atom ai[q] of ra into px, py, pz and reports whether it
+// lies in box b (the box test before its distances to a rotamer's atoms).
+static inline int atom_in(const pair_args *p, int q, const double *b, double *px, double *py, double *pz) {
+	int a = p->ai[q];
+	*px = p->x[a];
+	*py = p->y[a];
+	*pz = p->z[a];
+	return !outside(*px, *py, *pz, b);
+}
 
+// firsts_* set the first contacts of ra's atoms ai[0:na] with the rotamers
+// near[0:nn] (after the box test) into fa (index in ai) and frb, and
+// return their number.
 static int firsts_any(const pair_args *p, int ra, int na, int nn) {
 	const double *ba = p->rbox + 6 * (long)ra;
 	int nf = 0;
 	for (int k = 0; k < nn; k++) {
 		int rb = p->near[k];
 		const double *bb = p->rgrown + 6 * (long)rb;
-		if (bb[3] < ba[0] || ba[3] < bb[0] || bb[4] < ba[1] || ba[4] < bb[1] || bb[5] < ba[2] || ba[5] < bb[2]) {
+		if (disjoint(ba, bb)) {
 			continue;
 		}
 		int b0 = p->rat[rb], b1 = p->rat[rb + 1];
 		for (int q = 0; q < na; q++) {
-			int a = p->ai[q];
-			double px = p->x[a], py = p->y[a], pz = p->z[a];
-			if (outside(px, py, pz, bb)) {
+			double px, py, pz;
+			if (!atom_in(p, q, bb, &px, &py, &pz)) {
 				continue;
 			}
 			for (int b = b0; b < b1; b++) {
@@ -98,9 +105,8 @@ __attribute__((target("avx2,bmi"))) static int firsts_avx2(const pair_args *p, i
 			const double *bb = p->rgrown + 6 * (long)rb;
 			int b0 = p->rat[rb], b1 = p->rat[rb + 1];
 			for (int q = 0; q < na; q++) {
-				int a = p->ai[q];
-				double px = p->x[a], py = p->y[a], pz = p->z[a];
-				if (outside(px, py, pz, bb)) {
+				double px, py, pz;
+				if (!atom_in(p, q, bb, &px, &py, &pz)) {
 					continue;
 				}
 				__m256d ax = _mm256_set1_pd(px), ay = _mm256_set1_pd(py), az = _mm256_set1_pd(pz);
