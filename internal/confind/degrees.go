@@ -219,12 +219,12 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 	ws.pairsReady()
 	g := &ws.grids[1]
 	g.build(cas, dcut)
-	var out []Contact
-	cells, partners, num := ws.cells[:0], ws.touched[:0], ws.num[:0]
-	defer func() { ws.cells, ws.touched, ws.num = cells, partners, num }()
+	// every position's partners (sorted), then all their numerators at
+	// once, in that order (the collision masses add up in it)
+	cells, partners, off := ws.cells[:0], ws.touched[:0], append(ws.pairOff[:0], 0)
 	for ci, i32 := range caPos {
 		i := int(i32)
-		partners = partners[:0]
+		first := len(partners)
 		cells = g.within(cells[:0], cas[ci], dcut)
 		for _, cr := range cells {
 			for q := g.start[cr.base+cr.z0]; q < g.start[cr.base+cr.z1+1]; q++ {
@@ -233,10 +233,17 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 				}
 			}
 		}
-		slices.Sort(partners)
-		num = resize(num, len(partners), false)
-		pairs(ws, i, partners, cp, c2, num)
-		for k, j := range partners {
+		slices.Sort(partners[first:])
+		off = append(off, int32(len(partners)))
+	}
+	num := resize(ws.num, len(partners), false)
+	ws.cells, ws.touched, ws.pairOff, ws.num = cells, partners, off, num
+	pairs(ws, caPos, off, partners, cp, c2, num)
+	var out []Contact
+	for ci, i32 := range caPos {
+		i := int(i32)
+		for k := off[ci]; k < off[ci+1]; k++ {
+			j := partners[k]
 			deg := num[k] / float64(s.sum[i]*s.sum[j])
 			if deg > 0 {
 				out = append(out, Contact{I: i, J: int(j), Degree: deg})
@@ -244,6 +251,16 @@ func (ws *workspace) degrees(pos []Position, cutoff, dcut float64) ([]Contact, [
 		}
 	}
 	return out, cp
+}
+
+// pairsGo sets num[k] to pairGo of positions is[t] < js[k] for k in
+// [off[t], off[t+1]), in that order.
+func pairsGo(ws *workspace, is, off, js []int32, cp []float64, c2 float64, num []float64) {
+	for t, i := range is {
+		for k := off[t]; k < off[t+1]; k++ {
+			num[k] = pairGo(ws, int(i), int(js[k]), cp, c2)
+		}
+	}
 }
 
 // freedom is pyconfind's freedom of one position from the collision masses

@@ -137,19 +137,17 @@ __attribute__((target("avx2,bmi"))) static int firsts_avx2(const pair_args *p, i
 	return nf;
 }
 
-static double pair_run(const pair_args *p, int avx2) {
+// pair_near lists the rotamers of j near i's grown box into near, and
+// with avx2 their grown boxes by coordinate into nbox (padded with boxes
+// that miss everything); it returns their number.
+static int pair_near(const pair_args *p, int avx2) {
 	int nn = 0;
 	for (int rb = p->j0; rb < p->j1; rb++) {
 		if (p->rat[rb] != p->rat[rb + 1] && !disjoint(p->rbox + 6 * (long)rb, p->pgi)) {
 			p->near[nn++] = rb;
 		}
 	}
-	if (nn == 0) {
-		return 0;
-	}
-	if (avx2) {
-		// the near rotamers' grown boxes by coordinate, padded with boxes
-		// that miss everything
+	if (nn > 0 && avx2) {
 		int cap = (nn + 3) & ~3;
 		for (int k = 0; k < cap; k++) {
 			for (int d = 0; d < 6; d++) {
@@ -157,61 +155,99 @@ static double pair_run(const pair_args *p, int avx2) {
 			}
 		}
 	}
-	double c = 0.0;
-	for (int ra = p->i0; ra < p->i1; ra++) {
-		if (p->rat[ra] == p->rat[ra + 1] || disjoint(p->rbox + 6 * (long)ra, p->pgj)) {
-			continue;
+	return nn;
+}
+
+// pair_rotamer adds rotamer ra's terms to the numerator c of the pair of
+// positions in p (the rotamers near, nn of them, from pair_near) and
+// returns it, with the collision masses.
+static double pair_rotamer(const pair_args *p, int avx2, int ra, int nn, double c) {
+	if (p->rat[ra] == p->rat[ra + 1] || disjoint(p->rbox + 6 * (long)ra, p->pgj)) {
+		return c;
+	}
+	int na = 0;
+	for (int a = p->rat[ra]; a < p->rat[ra + 1]; a++) {
+		if (!outside(p->x[a], p->y[a], p->z[a], p->pgj)) {
+			p->ai[na++] = a;
 		}
-		int na = 0;
-		for (int a = p->rat[ra]; a < p->rat[ra + 1]; a++) {
-			if (!outside(p->x[a], p->y[a], p->z[a], p->pgj)) {
-				p->ai[na++] = a;
-			}
+	}
+	if (na == 0) {
+		return c;
+	}
+	int nf = avx2 ? firsts_avx2(p, ra, na, nn) : firsts_any(p, ra, na, nn);
+	// by atom, stably (insertion sort; few, nearly sorted)
+	for (int s = 1; s < nf; s++) {
+		int fa = p->fa[s], frb = p->frb[s], q = s;
+		while (q > 0 && p->fa[q - 1] > fa) {
+			p->fa[q] = p->fa[q - 1];
+			p->frb[q] = p->frb[q - 1];
+			q--;
 		}
-		if (na == 0) {
-			continue;
-		}
-		int nf = avx2 ? firsts_avx2(p, ra, na, nn) : firsts_any(p, ra, na, nn);
-		// by atom, stably (insertion sort; few, nearly sorted)
-		for (int s = 1; s < nf; s++) {
-			int fa = p->fa[s], frb = p->frb[s], q = s;
-			while (q > 0 && p->fa[q - 1] > fa) {
-				p->fa[q] = p->fa[q - 1];
-				p->frb[q] = p->frb[q - 1];
-				q--;
-			}
-			p->fa[q] = fa;
-			p->frb[q] = frb;
-		}
-		double wa = p->w[ra];
-		for (int s = 0; s < nf; s++) {
-			int rb = p->frb[s];
-			c = c + wa * p->w[rb];
-			p->cp[ra] += p->w[rb];
-			p->cp[rb] += wa;
-		}
+		p->fa[q] = fa;
+		p->frb[q] = frb;
+	}
+	double wa = p->w[ra];
+	for (int s = 0; s < nf; s++) {
+		int rb = p->frb[s];
+		c = c + wa * p->w[rb];
+		p->cp[ra] += p->w[rb];
+		p->cp[rb] += wa;
 	}
 	return c;
 }
+
+// pair_state is where cf_pairs stopped: pair k (of position t), its
+// rotamer ra next (-1: the pair not begun), its nn near rotamers and its
+// numerator c so far.
+typedef struct {
+	int32_t t, k, ra, nn;
+	double c;
+} pair_state;
 
 static int cf_have_avx2_bmi(void) {
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
 }
 
-// cf_pairs is pair_run for position i against each position js[k],
-// numerators into num[k]: one call per position, not per pair.
-static void cf_pairs(int avx2, int32_t i, const int32_t *js, int32_t njs, const int32_t *posRot,
+// cf_pairs computes, from where st stopped, the numerator num[k] of
+// positions is[t] < js[k] for each k in [off[t], off[t+1]), in that order
+// (the collision masses add up in it), and returns when they are all done
+// (st->t == nis) or after about budget near-rotamer tests, st saying where
+// it stopped: the same additions in the same order however it is cut.
+static void cf_pairs(int avx2, pair_state *st, long budget, const int32_t *is, const int32_t *off, int32_t nis, const int32_t *js, const int32_t *posRot,
 		const double *rbox, const double *rgrown, const double *pgrown, const int32_t *rat,
 		const double *x, const double *y, const double *z, const double *w, double *cp, double c2,
 		int32_t *near, int32_t *fa, int32_t *frb, int32_t *ai, double *nbox, double *num) {
-	pair_args p = {posRot[i], posRot[i + 1], 0, 0, rbox, rgrown, pgrown + 6 * (long)i, 0, rat, x, y, z, w, cp, c2, near, fa, frb, ai, nbox};
-	for (int32_t k = 0; k < njs; k++) {
-		int32_t j = js[k];
-		p.j0 = posRot[j];
-		p.j1 = posRot[j + 1];
-		p.pgj = pgrown + 6 * (long)j;
-		num[k] = pair_run(&p, avx2);
+	while (st->t < nis) {
+		if (st->k >= off[st->t + 1]) {
+			st->t++;
+			continue;
+		}
+		int32_t i = is[st->t], j = js[st->k];
+		pair_args p = {posRot[i], posRot[i + 1], posRot[j], posRot[j + 1], rbox, rgrown, pgrown + 6 * (long)i, pgrown + 6 * (long)j,
+			rat, x, y, z, w, cp, c2, near, fa, frb, ai, nbox};
+		if (st->ra < 0) {
+			if (budget <= 0) {
+				return;
+			}
+			st->nn = pair_near(&p, avx2);
+			budget -= p.j1 - p.j0;
+			st->ra = p.i0;
+			st->c = 0.0;
+			if (st->nn == 0) {
+				st->ra = p.i1;
+			}
+		}
+		for (; st->ra < p.i1; st->ra++) {
+			if (budget <= 0) {
+				return;
+			}
+			st->c = pair_rotamer(&p, avx2, st->ra, st->nn, st->c);
+			budget -= 1 + st->nn / 4;
+		}
+		num[st->k] = st->c;
+		st->k++;
+		st->ra = -1;
 	}
 }
 */
@@ -252,16 +288,14 @@ func (ws *workspace) pairsReady() {
 	ws.ci32 = resize(ws.ci32, 3*most+maxAtoms+1, false)
 }
 
-// pairs sets num[k] to the numerator of the degree of positions i < js[k],
-// adding the collision masses to cp, in the order of js (pairGo each), in
-// C: four near rotamers' box tests and one atom against four at once where
-// the CPU has AVX2; one C call per position i.
-func pairs(ws *workspace, i int, js []int32, cp []float64, c2 float64, num []float64) {
+// pairs sets num[k] to the numerator of the degree of positions
+// is[t] < js[k] for k in [off[t], off[t+1]), adding the collision masses to
+// cp, in that order (pairsGo), in C: four near rotamers' box tests and one
+// atom against four at once where the CPU has AVX2; one C call for all.
+func pairs(ws *workspace, is, off, js []int32, cp []float64, c2 float64, num []float64) {
 	s := &ws.sv
 	if pairKernel == 2 || len(js) == 0 || len(s.w) == 0 {
-		for k, j := range js {
-			num[k] = pairGo(ws, i, int(j), cp, c2)
-		}
+		pairsGo(ws, is, off, js, cp, c2, num)
 		return
 	}
 	n := len(s.atoms)
@@ -270,13 +304,30 @@ func pairs(ws *workspace, i int, js []int32, cp []float64, c2 float64, num []flo
 	if havePairAVX2 && pairKernel == 0 {
 		avx2 = 1
 	}
-	C.cf_pairs(avx2, C.int32_t(i), (*C.int32_t)(unsafe.Pointer(&js[0])), C.int32_t(len(js)), (*C.int32_t)(unsafe.Pointer(&s.posRot[0])),
-		(*C.double)(unsafe.Pointer(&s.rbox[0])), (*C.double)(unsafe.Pointer(&ws.rgrown[0])),
-		(*C.double)(unsafe.Pointer(&ws.pgrown[0])),
-		(*C.int32_t)(unsafe.Pointer(&s.rat[0])),
-		(*C.double)(unsafe.Pointer(&ws.soa[0])), (*C.double)(unsafe.Pointer(&ws.soa[n+4])), (*C.double)(unsafe.Pointer(&ws.soa[2*(n+4)])),
-		(*C.double)(unsafe.Pointer(&s.w[0])), (*C.double)(unsafe.Pointer(&cp[0])), C.double(c2),
-		(*C.int32_t)(unsafe.Pointer(&ws.ci32[0])), (*C.int32_t)(unsafe.Pointer(&ws.ci32[most])),
-		(*C.int32_t)(unsafe.Pointer(&ws.ci32[2*most])), (*C.int32_t)(unsafe.Pointer(&ws.ci32[3*most])),
-		(*C.double)(unsafe.Pointer(&ws.cbox[0])), (*C.double)(unsafe.Pointer(&num[0])))
+	// calls of about pairChunk near-rotamer tests (10 us): a C call longer
+	// than the runtime monitor's tick (20 us) loses its P, and while that
+	// happens the monitor polls every 20 us, each poll a context switch
+	// (in a VM, tens of microseconds of the process's CPU); and a yield
+	// now and then, so that the monitor never preempts the computation
+	// (after 10 ms without one), which would also reset its polling.
+	st := C.pair_state{t: 0, k: 0, ra: -1}
+	for calls := 1; st.t < C.int32_t(len(is)); calls++ {
+		C.cf_pairs(avx2, &st, C.long(pairChunk), (*C.int32_t)(unsafe.Pointer(&is[0])), (*C.int32_t)(unsafe.Pointer(&off[0])), C.int32_t(len(is)),
+			(*C.int32_t)(unsafe.Pointer(&js[0])), (*C.int32_t)(unsafe.Pointer(&s.posRot[0])),
+			(*C.double)(unsafe.Pointer(&s.rbox[0])), (*C.double)(unsafe.Pointer(&ws.rgrown[0])),
+			(*C.double)(unsafe.Pointer(&ws.pgrown[0])),
+			(*C.int32_t)(unsafe.Pointer(&s.rat[0])),
+			(*C.double)(unsafe.Pointer(&ws.soa[0])), (*C.double)(unsafe.Pointer(&ws.soa[n+4])), (*C.double)(unsafe.Pointer(&ws.soa[2*(n+4)])),
+			(*C.double)(unsafe.Pointer(&s.w[0])), (*C.double)(unsafe.Pointer(&cp[0])), C.double(c2),
+			(*C.int32_t)(unsafe.Pointer(&ws.ci32[0])), (*C.int32_t)(unsafe.Pointer(&ws.ci32[most])),
+			(*C.int32_t)(unsafe.Pointer(&ws.ci32[2*most])), (*C.int32_t)(unsafe.Pointer(&ws.ci32[3*most])),
+			(*C.double)(unsafe.Pointer(&ws.cbox[0])), (*C.double)(unsafe.Pointer(&num[0])))
+		if calls%8 == 0 {
+			ws.yield()
+		}
+	}
 }
+
+// pairChunk is the work of one C call of pairs, in near-rotamer tests
+// (four at a time in the AVX2 kernel); a test variable.
+var pairChunk = 192

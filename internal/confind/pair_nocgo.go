@@ -2,12 +2,9 @@
 
 package confind
 
-// pairs sets num[k] to pairGo of positions i < js[k], in the order of js
-// (this build has no cgo).
-func pairs(ws *workspace, i int, js []int32, cp []float64, c2 float64, num []float64) {
-	for k, j := range js {
-		num[k] = pairGo(ws, i, int(j), cp, c2)
-	}
+// pairs is pairsGo (this build has no cgo).
+func pairs(ws *workspace, is, off, js []int32, cp []float64, c2 float64, num []float64) {
+	pairsGo(ws, is, off, js, cp, c2, num)
 }
 
 func (ws *workspace) pairsReady() {}

@@ -124,6 +124,7 @@ func (ws *workspace) rotamers(pos []Position, lib *Library, nativeOnly bool, cla
 		}
 		j0 = jobEnd[i]
 		s.endPosition()
+		ws.yield()
 	}
 }
 

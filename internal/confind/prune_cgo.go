@@ -22,18 +22,19 @@ static inline long cell_of(double v, double lo, double inv, long n) {
 	return i < n ? i : n - 1;
 }
 
-// cf_prune is pruneGo over the n rows of a template of m atoms: at holds
-// coordinate d of atom k of row r at (3k+d)n+r, st (zeroed) the status of
-// atom k of row r at kn+r. It writes alive and, with all (ALA), the
-// clashing positions into hits (at most cap, with repeats); it returns
-// their number, or -1 when cap was too small.
-static long cf_prune(long n, long m, const unsigned char *tested, const double *at, signed char *st,
+// cf_prune is pruneGo over rows [r_begin, r_end) of the n rows of a
+// template of m atoms (those before r_begin done): at holds coordinate d
+// of atom k of row r at (3k+d)n+r, st (zeroed) the status of atom k of row
+// r at kn+r. It writes alive and, with all (ALA), the clashing positions
+// into hits (at most cap, with repeats); it returns their number, or -1
+// when cap was too small.
+static long cf_prune(long r_begin, long r_end, long n, long m, const unsigned char *tested, const double *at, signed char *st,
 		int all, int32_t pos, const double *glo, double inv, long nx, long ny, long nz,
 		const int32_t *start, const double *pts, const int32_t *tag, double clash, double c2,
 		unsigned char *alive, int32_t *hits, long cap) {
 	long nh = 0;
 	double r0 = clash + 1e-9;
-	for (long r = 0; r < n; r++) {
+	for (long r = r_begin; r < r_end; r++) {
 		int pruned = 0;
 		for (long k = 0; k < m; k++) {
 			if (!tested[k]) {
@@ -93,7 +94,13 @@ import "unsafe"
 // function, 2 pruneGo.
 var pruneKernel = 0
 
-// prune is pruneGo in C (one call per template's rows).
+// pruneChunk is the work of one C call of prune, in atom tests: about
+// 10 us. A C call longer than the runtime monitor's tick (20 us) loses its
+// P, and while that happens the monitor polls every 20 us, each poll a
+// context switch (in a VM, tens of microseconds of the process's CPU).
+const pruneChunk = 256
+
+// prune is pruneGo in C, in calls of pruneChunk atom tests at most.
 func prune(pl *placement, t *template, n int, i int32, ala bool, pr *pruner) {
 	g := pr.g
 	if pruneKernel == 2 || n == 0 || len(t.atoms) == 0 || len(g.items) == 0 {
@@ -105,25 +112,37 @@ func prune(pl *placement, t *template, n int, i int32, ala bool, pr *pruner) {
 	if cap(pl.hits) < 256 {
 		pl.hits = make([]int32, 256)
 	}
-	for {
-		all := C.int(0)
-		if ala {
-			all = 1
+	all := C.int(0)
+	if ala {
+		all = 1
+	}
+	tested := 0
+	for _, ok := range t.tested {
+		if ok {
+			tested++
 		}
+	}
+	step := max(1, pruneChunk/max(1, tested))
+	for r0 := 0; r0 < n; {
+		r1 := min(n, r0+step)
 		h := pl.hits[:cap(pl.hits)]
-		nh := C.cf_prune(C.long(n), C.long(m), (*C.uchar)(unsafe.Pointer(&t.tested[0])), (*C.double)(unsafe.Pointer(&pl.at[0])),
+		nh := C.cf_prune(C.long(r0), C.long(r1), C.long(n), C.long(m), (*C.uchar)(unsafe.Pointer(&t.tested[0])), (*C.double)(unsafe.Pointer(&pl.at[0])),
 			(*C.schar)(unsafe.Pointer(&pl.st[0])), all, C.int32_t(i), (*C.double)(unsafe.Pointer(&g.lo[0])), C.double(g.inv),
 			C.long(g.nx), C.long(g.ny), C.long(g.nz), (*C.int32_t)(unsafe.Pointer(&g.start[0])), (*C.double)(unsafe.Pointer(&g.pts[0])),
 			(*C.int32_t)(unsafe.Pointer(&pr.tag[0])), C.double(pr.clash), C.double(pr.c2),
 			(*C.uchar)(unsafe.Pointer(&pl.alive[0])), (*C.int32_t)(unsafe.Pointer(&h[0])), C.long(len(h)))
-		if nh >= 0 {
-			for _, q := range h[:nh] {
-				pl.percont[i] = addSorted(pl.percont[i], q)
+		if nh < 0 {
+			// more clashing positions than hits holds: these rows again
+			// with room
+			for k := range m {
+				clear(pl.st[k*n+r0 : k*n+r1])
 			}
-			return
+			pl.hits = make([]int32, 4*len(h))
+			continue
 		}
-		// more clashing positions than hits holds: again with room
-		clear(pl.st[:m*n])
-		pl.hits = make([]int32, 4*len(h))
+		for _, q := range h[:nh] {
+			pl.percont[i] = addSorted(pl.percont[i], q)
+		}
+		r0 = r1
 	}
 }

@@ -1,6 +1,10 @@
 package confind
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+	"time"
+)
 
 // workspace holds the per-structure scratch memory of Compute, reused
 // across calls (a sync.Pool), so that a structure costs a few allocations
@@ -15,7 +19,8 @@ type workspace struct {
 	cells   []cellRange
 	// degrees
 	touched []int32
-	num     []float64 // the numerators of a position's pairs
+	pairOff []int32   // each position's first partner in touched
+	num     []float64 // the numerators of the pairs
 	near    []int32
 	rgrown  []box
 	pgrown  []box
@@ -31,6 +36,26 @@ type workspace struct {
 	soa  []float64
 	cbox []float64
 	ci32 []int32
+	// the last yield (yield)
+	yielded time.Time
+}
+
+// yieldEvery bounds the computation's time between two yields.
+const yieldEvery = 2 * time.Millisecond
+
+// yield lets the scheduler run (runtime.Gosched) when the computation has
+// not yielded for yieldEvery. The runtime's monitor preempts a goroutine
+// that ran 10 ms without a reschedule, and if it is in a C call then,
+// takes its P, which resets the monitor to polling every 20 us (each poll a
+// context switch, in a VM tens of microseconds of the process's CPU): the
+// C kernels' calls are short (about 10 us) so that the monitor never takes
+// a P for a long call, and the computation yields so that it never needs
+// to preempt.
+func (ws *workspace) yield() {
+	if now := time.Now(); now.Sub(ws.yielded) >= yieldEvery {
+		runtime.Gosched()
+		ws.yielded = now
+	}
 }
 
 var workspaces = sync.Pool{New: func() any { return new(workspace) }}
