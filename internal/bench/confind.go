@@ -1,16 +1,18 @@
 package bench
 
 import (
+	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,20 +26,78 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
-// gemmiReadEach times gemmi.read_structure per file: argv[1] reps of every
-// file in argv[2:]; prints the per-file median CPU seconds as a JSON list.
-const gemmiReadEach = `
-import json, sys, time
+// gemmiServe times gemmi.read_structure of each path it reads from stdin,
+// one "REPS PATH" per line, and prints the median CPU seconds of its REPS
+// reads, after a first line with gemmi's version: one process for the
+// whole bench, so that each file's reads are timed right beside its
+// computations.
+const gemmiServe = `
+import sys, time
 import gemmi
-reps, paths = int(sys.argv[1]), sys.argv[2:]
-ts = [[] for _ in paths]
-for _ in range(reps):
-    for i, p in enumerate(paths):
+print(gemmi.__version__, flush=True)
+for line in sys.stdin:
+    reps, path = line.rstrip("\n").split(" ", 1)
+    ts = []
+    for _ in range(int(reps)):
         c = time.process_time()
-        gemmi.read_structure(p)
-        ts[i].append(time.process_time() - c)
-print(json.dumps({"cpu_s": [sorted(t)[len(t)//2] for t in ts], "version": gemmi.__version__}))
+        gemmi.read_structure(path)
+        ts.append(time.process_time() - c)
+    print(sorted(ts)[len(ts) // 2], flush=True)
 `
+
+// gemmiReader is a running gemmiServe.
+type gemmiReader struct {
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+	version string
+}
+
+func startGemmi(ctx context.Context, python string) (*gemmiReader, error) {
+	cmd := exec.CommandContext(ctx, python, "-c", gemmiServe)
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("gemmi baseline (%s with python3-gemmi): %w", python, err)
+	}
+	g := &gemmiReader{cmd: cmd, in: in, out: bufio.NewReader(out)}
+	line, err := g.out.ReadString('\n')
+	if err != nil {
+		g.close()
+		return nil, fmt.Errorf("gemmi baseline (%s with python3-gemmi): no version line: %v", python, err)
+	}
+	g.version = strings.TrimSpace(line)
+	return g, nil
+}
+
+// read is gemmi's median CPU to read path, over reps reads in a row, in ms.
+func (g *gemmiReader) read(path string, reps int) (float64, error) {
+	if _, err := fmt.Fprintln(g.in, reps, path); err != nil {
+		return 0, fmt.Errorf("gemmi baseline: %w", err)
+	}
+	line, err := g.out.ReadString('\n')
+	if err != nil {
+		return 0, fmt.Errorf("gemmi baseline reading %s: %w", path, err)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(line), 64)
+	if err != nil {
+		return 0, fmt.Errorf("gemmi baseline reading %s: output %q", path, line)
+	}
+	return v * 1e3, nil
+}
+
+func (g *gemmiReader) close() error {
+	g.in.Close()
+	return g.cmd.Wait()
+}
 
 // pyconfind as measured on this machine (formats/contacts-v1-confind.md
 // section 10): numba, one thread, synthetic library, 42 AFDB files.
@@ -150,14 +210,14 @@ func Confind(ctx context.Context, args []string) error {
 	lib = textDir
 
 	// Rounds, each of every measurement in a row (the computation on one
-	// thread, gemmi's read, the computation on every core), so that each
-	// ratio is taken within a round, a minute at most, and the machine's
-	// drift from one round to the next (it is shared) cancels in it; the
-	// figures are the medians over rounds. Within a round, each file is
-	// computed three times, one pass over all the files after the other
-	// (as a run computes them: each structure once, its library rows not
-	// left in the caches by the structure itself), and each file's figure
-	// is its median.
+	// thread beside gemmi's read, the computation on every core, the
+	// runs), so that each ratio is taken within a round, and the machine's
+	// drift (it is shared) cancels in it; the figures are the medians over
+	// rounds. Within a round, each file is computed three times in a row,
+	// then read by gemmi three times in a row, each side's figure its
+	// median; then a pass computes every file once, one after the other, as
+	// a run computes them (their library rows not left in the caches by
+	// the structure itself): the mean against which the runs are set.
 	l, err := confind.LoadLibrary(lib)
 	if err != nil {
 		return err
@@ -217,14 +277,20 @@ func Confind(ctx context.Context, args []string) error {
 		run1, runAll                      float64 // a run's CPU per structure on one core, and on every core, ms
 	}
 	rounds := make([]round, *reps)
-	gemmiVersion := ""
+	gr, err := startGemmi(ctx, *python)
+	if err != nil {
+		return err
+	}
+	defer gr.close()
+	gemmiVersion := gr.version
 	for r := range rounds {
 		type fileM struct{ total, rots, degre []float64 }
 		per := make([]fileM, len(paths))
 		res := make([]int, len(paths))
+		gem := make([]float64, len(paths))
 		runtime.LockOSThread()
-		for range passes {
-			for i, st := range sts {
+		for i, st := range sts {
+			for range passes {
 				tm := confind.Timings{Clock: threadCPU}
 				c0 := threadCPU()
 				out, err := confind.ComputeTimed(st, l, true, &tm)
@@ -237,31 +303,33 @@ func Confind(ctx context.Context, args []string) error {
 				per[i].degre = append(per[i].degre, tm.Degrees.Seconds()*1e3)
 				res[i] = len(out.Positions)
 			}
+			ms, err := gr.read(paths[i], passes)
+			if err != nil {
+				runtime.UnlockOSThread()
+				return err
+			}
+			gem[i] = ms
 		}
+		// a pass over all the files, each once, as a run computes them
+		// (their library rows not left in the caches by the structure
+		// itself)
+		c0 := threadCPU()
+		for i, st := range sts {
+			if _, err := confind.Compute(st, l, true); err != nil {
+				runtime.UnlockOSThread()
+				return fmt.Errorf("%s: %w", paths[i], err)
+			}
+		}
+		rd := &rounds[r]
+		rd.mean = (threadCPU() - c0).Seconds() * 1e3 / float64(len(sts))
 		runtime.UnlockOSThread()
-
-		// gemmi's read of the same files, per file, as many passes.
-		cmd := exec.CommandContext(ctx, *python, append([]string{"-c", gemmiReadEach, fmt.Sprint(passes)}, paths...)...)
-		cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
-		out, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("gemmi baseline (%s with python3-gemmi): %w", *python, err)
-		}
-		var g struct {
-			CPUS    []float64 `json:"cpu_s"`
-			Version string    `json:"version"`
-		}
-		if err := json.Unmarshal(out, &g); err != nil || len(g.CPUS) != len(paths) {
-			return fmt.Errorf("gemmi baseline output %q: %v", strings.TrimSpace(string(out)), err)
-		}
-		gemmiVersion = g.Version
 
 		// The computation on every core at once (a run computes GOMAXPROCS
 		// rows at a time, and those computations share the caches and the
 		// memory bus): each core every structure, from a different one.
 		errs := make([]error, cores)
 		var wg sync.WaitGroup
-		c0 := processCPU()
+		c0 = processCPU()
 		for w := range cores {
 			wg.Go(func() {
 				for k := range sts {
@@ -276,19 +344,17 @@ func Confind(ctx context.Context, args []string) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		rd := &rounds[r]
 		rd.meanAll = (processCPU() - c0).Seconds() * 1e3 / float64(cores*len(sts))
 
-		var tot, ro, de, gem, ratio, per400 []float64
+		var tot, ro, de, gm, ratio, per400 []float64
 		for i := range per {
-			t := median(per[i].total)
+			t, g := median(per[i].total), gem[i]
 			tot, ro, de = append(tot, t), append(ro, median(per[i].rots)), append(de, median(per[i].degre))
-			gem = append(gem, g.CPUS[i]*1e3)
-			ratio = append(ratio, t/(g.CPUS[i]*1e3))
+			gm = append(gm, g)
+			ratio = append(ratio, t/g)
 			per400 = append(per400, t*400/float64(max(1, res[i])))
-			rd.mean += t / float64(len(per))
 		}
-		rd.tot, rd.ro, rd.de, rd.gem, rd.perFile, rd.per400 = median(tot), median(ro), median(de), median(gem), median(ratio), median(per400)
+		rd.tot, rd.ro, rd.de, rd.gem, rd.perFile, rd.per400 = median(tot), median(ro), median(de), median(gm), median(ratio), median(per400)
 		if rd.run1, err = runPer(r, 1); err != nil {
 			return err
 		}
