@@ -76,15 +76,31 @@ static int firsts_any(const pair_args *p, int ra, int na, int nn) {
 	return nf;
 }
 
-// firsts_avx2 is firsts_any with four near rotamers' box tests at once and
-// one atom against four atoms at once.
+// qmax bounds the contact atoms of a rotamer that firsts_avx2 lays out on
+// its stack (firsts_any takes the rare others).
+#define qmax 64
+
+// firsts_avx2 is firsts_any with four near rotamers' box tests at once,
+// four of ra's atoms' box tests at once, and one atom against four at once.
 __attribute__((target("avx2,bmi"))) static int firsts_avx2(const pair_args *p, int ra, int na, int nn) {
+	if (na > qmax) {
+		return firsts_any(p, ra, na, nn);
+	}
 	const double *ba = p->rbox + 6 * (long)ra;
 	int cap = (nn + 3) & ~3;
 	const double *nb = p->nbox;
 	__m256d lo0 = _mm256_set1_pd(ba[0]), lo1 = _mm256_set1_pd(ba[1]), lo2 = _mm256_set1_pd(ba[2]);
 	__m256d hi0 = _mm256_set1_pd(ba[3]), hi1 = _mm256_set1_pd(ba[4]), hi2 = _mm256_set1_pd(ba[5]);
 	__m256d c2 = _mm256_set1_pd(p->c2);
+	// ra's atoms by coordinate, padded to four
+	double qx[qmax + 4], qy[qmax + 4], qz[qmax + 4];
+	int qcap = (na + 3) & ~3;
+	for (int q = 0; q < qcap; q++) {
+		int a = q < na ? p->ai[q] : p->ai[0];
+		qx[q] = p->x[a];
+		qy[q] = p->y[a];
+		qz[q] = p->z[a];
+	}
 	int nf = 0;
 	for (int k0 = 0; k0 < cap; k0 += 4) {
 		// misses: bb.hi < ba.lo or ba.hi < bb.lo on an axis
@@ -104,34 +120,41 @@ __attribute__((target("avx2,bmi"))) static int firsts_avx2(const pair_args *p, i
 			int rb = p->near[k];
 			const double *bb = p->rgrown + 6 * (long)rb;
 			int b0 = p->rat[rb], b1 = p->rat[rb + 1];
-			for (int q = 0; q < na; q++) {
-				double px, py, pz;
-				if (!atom_in(p, q, bb, &px, &py, &pz)) {
-					continue;
+			__m256d blo0 = _mm256_set1_pd(bb[0]), blo1 = _mm256_set1_pd(bb[1]), blo2 = _mm256_set1_pd(bb[2]);
+			__m256d bhi0 = _mm256_set1_pd(bb[3]), bhi1 = _mm256_set1_pd(bb[4]), bhi2 = _mm256_set1_pd(bb[5]);
+			for (int q0 = 0; q0 < qcap; q0 += 4) {
+				// in the box: !outside, as its comparisons (not less than)
+				__m256d x4 = _mm256_loadu_pd(qx + q0), y4 = _mm256_loadu_pd(qy + q0), z4 = _mm256_loadu_pd(qz + q0);
+				__m256d in = _mm256_and_pd(_mm256_cmp_pd(x4, blo0, _CMP_NLT_UQ), _mm256_cmp_pd(bhi0, x4, _CMP_NLT_UQ));
+				in = _mm256_and_pd(in, _mm256_and_pd(_mm256_cmp_pd(y4, blo1, _CMP_NLT_UQ), _mm256_cmp_pd(bhi1, y4, _CMP_NLT_UQ)));
+				in = _mm256_and_pd(in, _mm256_and_pd(_mm256_cmp_pd(z4, blo2, _CMP_NLT_UQ), _mm256_cmp_pd(bhi2, z4, _CMP_NLT_UQ)));
+				unsigned inside = (unsigned)_mm256_movemask_pd(in);
+				if (na - q0 < 4) {
+					inside &= (1u << (na - q0)) - 1;
 				}
-				__m256d ax = _mm256_set1_pd(px), ay = _mm256_set1_pd(py), az = _mm256_set1_pd(pz);
-				int hit = 0;
-				for (int b = b0; b < b1; b += 4) {
-					__m256d dx = _mm256_sub_pd(ax, _mm256_loadu_pd(p->x + b));
-					__m256d dy = _mm256_sub_pd(ay, _mm256_loadu_pd(p->y + b));
-					__m256d dz = _mm256_sub_pd(az, _mm256_loadu_pd(p->z + b));
-					__m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
-					unsigned le = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(d2, c2, _CMP_LE_OQ));
-					if (b1 - b < 4) {
-						le &= (1u << (b1 - b)) - 1;
+				while (inside) {
+					int q = q0 + __builtin_ctz(inside);
+					inside &= inside - 1;
+					__m256d ax = _mm256_set1_pd(qx[q]), ay = _mm256_set1_pd(qy[q]), az = _mm256_set1_pd(qz[q]);
+					for (int b = b0; b < b1; b += 4) {
+						__m256d dx = _mm256_sub_pd(ax, _mm256_loadu_pd(p->x + b));
+						__m256d dy = _mm256_sub_pd(ay, _mm256_loadu_pd(p->y + b));
+						__m256d dz = _mm256_sub_pd(az, _mm256_loadu_pd(p->z + b));
+						__m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+						unsigned le = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(d2, c2, _CMP_LE_OQ));
+						if (b1 - b < 4) {
+							le &= (1u << (b1 - b)) - 1;
+						}
+						if (le) {
+							p->fa[nf] = q;
+							p->frb[nf] = rb;
+							nf++;
+							goto next_rb;
+						}
 					}
-					if (le) {
-						hit = 1;
-						break;
-					}
-				}
-				if (hit) {
-					p->fa[nf] = q;
-					p->frb[nf] = rb;
-					nf++;
-					break;
 				}
 			}
+		next_rb:;
 		}
 	}
 	return nf;
