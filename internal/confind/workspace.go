@@ -41,7 +41,7 @@ type workspace struct {
 }
 
 // yieldEvery bounds the computation's time between two yields.
-const yieldEvery = 2 * time.Millisecond
+const yieldEvery = 5 * time.Millisecond
 
 // yield lets the scheduler run (runtime.Gosched) when the computation has
 // not yielded for yieldEvery. The runtime's monitor preempts a goroutine
