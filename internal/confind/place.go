@@ -82,7 +82,17 @@ func (ws *workspace) rotamers(pos []Position, lib *Library, nativeOnly bool, cla
 		tag[q] = obstPos[o]
 	}
 	ws.obstPos, ws.obstTag = obstPos, tag
-	pr := pruner{g: g, tag: tag, clash: clash, c2: clash * clash}
+	// the grid's points by coordinate (each padded by 4), for the C kernel
+	n := len(g.pts)
+	soa := resize(ws.obstSoA, 3*(n+4), false)
+	for q, v := range g.pts {
+		soa[q], soa[n+4+q], soa[2*(n+4)+q] = v[0], v[1], v[2]
+	}
+	for q := n; q < n+4; q++ {
+		soa[q], soa[n+4+q], soa[2*(n+4)+q] = 0, 0, 0
+	}
+	ws.obstSoA = soa
+	pr := pruner{g: g, tag: tag, soa: soa, clash: clash, c2: clash * clash}
 
 	pl.percont = make([][]int32, len(pos))
 	pl.nPlaced = resize(pl.nPlaced, len(pos), true)
@@ -204,7 +214,8 @@ func sameVec(a, b vec) bool {
 // pruner tests atoms for clashes with the backbone of other positions.
 type pruner struct {
 	g         *grid
-	tag       []int32 // the position of each grid point
+	tag       []int32   // the position of each grid point
+	soa       []float64 // the grid's points' x, then y, then z, each padded by 4
 	clash, c2 float64
 }
 

@@ -7,6 +7,7 @@ package confind
 #pragma GCC optimize("fp-contract=off")
 #include <stdint.h>
 #include <string.h>
+#include <immintrin.h>
 
 // The cell of coordinate v along an axis of n cells (pruner's grid):
 // truncated toward zero and clamped, as grid.coord.
@@ -22,13 +23,83 @@ static inline long cell_of(double v, double lo, double inv, long n) {
 	return i < n ? i : n - 1;
 }
 
+// clash_any reports whether (px, py, pz) is within clash of a point of the
+// cells x0..x1, y0..y1, z0..z1 of a position other than pos (pr.test);
+// with all, it adds every such position to hits (-1: more than cap).
+static int clash_any(double px, double py, double pz, long x0, long x1, long y0, long y1, long z0, long z1, long ny, long nz,
+		const int32_t *start, const double *pts, const int32_t *tag, int32_t pos, double c2, int all, int32_t *hits, long *nh, long cap) {
+	int hit = 0;
+	for (long ix = x0; ix <= x1; ix++) {
+		for (long iy = y0; iy <= y1; iy++) {
+			long base = (ix * ny + iy) * nz;
+			for (long q = start[base + z0]; q < start[base + z1 + 1]; q++) {
+				double dx = px - pts[3 * q], dy = py - pts[3 * q + 1], dz = pz - pts[3 * q + 2];
+				if ((dx * dx + dy * dy) + dz * dz > c2 || tag[q] == pos) {
+					continue;
+				}
+				hit = 1;
+				if (!all) {
+					return 1;
+				}
+				if (*nh == cap) {
+					return -1;
+				}
+				hits[(*nh)++] = tag[q];
+			}
+		}
+	}
+	return hit;
+}
+
+// clash_avx2 is clash_any over four points at once, the points by
+// coordinate (sx, sy, sz, each padded by 4): the same comparisons (not
+// greater than the squared clash distance, as the negation of >).
+__attribute__((target("avx2,bmi"))) static int clash_avx2(double px, double py, double pz, long x0, long x1, long y0, long y1, long z0, long z1,
+		long ny, long nz, const int32_t *start, const double *sx, const double *sy, const double *sz, const int32_t *tag, int32_t pos,
+		double c2, int all, int32_t *hits, long *nh, long cap) {
+	__m256d ax = _mm256_set1_pd(px), ay = _mm256_set1_pd(py), az = _mm256_set1_pd(pz), cc = _mm256_set1_pd(c2);
+	int hit = 0;
+	for (long ix = x0; ix <= x1; ix++) {
+		for (long iy = y0; iy <= y1; iy++) {
+			long base = (ix * ny + iy) * nz;
+			long q1 = start[base + z1 + 1];
+			for (long q = start[base + z0]; q < q1; q += 4) {
+				__m256d dx = _mm256_sub_pd(ax, _mm256_loadu_pd(sx + q));
+				__m256d dy = _mm256_sub_pd(ay, _mm256_loadu_pd(sy + q));
+				__m256d dz = _mm256_sub_pd(az, _mm256_loadu_pd(sz + q));
+				__m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+				unsigned near = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(d2, cc, _CMP_NGT_UQ));
+				if (q1 - q < 4) {
+					near &= (1u << (q1 - q)) - 1;
+				}
+				while (near) {
+					long k = q + __builtin_ctz(near);
+					near &= near - 1;
+					if (tag[k] == pos) {
+						continue;
+					}
+					hit = 1;
+					if (!all) {
+						return 1;
+					}
+					if (*nh == cap) {
+						return -1;
+					}
+					hits[(*nh)++] = tag[k];
+				}
+			}
+		}
+	}
+	return hit;
+}
+
 // cf_prune is pruneGo over rows [r_begin, r_end) of the n rows of a
 // template of m atoms (those before r_begin done): at holds coordinate d
 // of atom k of row r at (3k+d)n+r, st (zeroed) the status of atom k of row
 // r at kn+r. It writes alive and, with all (ALA), the clashing positions
 // into hits (at most cap, with repeats); it returns their number, or -1
 // when cap was too small.
-static long cf_prune(long r_begin, long r_end, long n, long m, const unsigned char *tested, const double *at, signed char *st,
+static long cf_prune(int avx2, const double *sx, const double *sy, const double *sz, long r_begin, long r_end, long n, long m, const unsigned char *tested, const double *at, signed char *st,
 		int all, int32_t pos, const double *glo, double inv, long nx, long ny, long nz,
 		const int32_t *start, const double *pts, const int32_t *tag, double clash, double c2,
 		unsigned char *alive, int32_t *hits, long cap) {
@@ -50,27 +121,11 @@ static long cf_prune(long r_begin, long r_end, long n, long m, const unsigned ch
 				long x0 = cell_of(px - r0, glo[0], inv, nx), x1 = cell_of(px + r0, glo[0], inv, nx);
 				long y0 = cell_of(py - r0, glo[1], inv, ny), y1 = cell_of(py + r0, glo[1], inv, ny);
 				long z0 = cell_of(pz - r0, glo[2], inv, nz), z1 = cell_of(pz + r0, glo[2], inv, nz);
-				int hit = 0;
-				for (long ix = x0; ix <= x1; ix++) {
-					for (long iy = y0; iy <= y1; iy++) {
-						long base = (ix * ny + iy) * nz;
-						for (long q = start[base + z0]; q < start[base + z1 + 1]; q++) {
-							double dx = px - pts[3 * q], dy = py - pts[3 * q + 1], dz = pz - pts[3 * q + 2];
-							if ((dx * dx + dy * dy) + dz * dz > c2 || tag[q] == pos) {
-								continue;
-							}
-							hit = 1;
-							if (!all) {
-								goto done;
-							}
-							if (nh == cap) {
-								return -1;
-							}
-							hits[nh++] = tag[q];
-						}
-					}
+				int hit = avx2 ? clash_avx2(px, py, pz, x0, x1, y0, y1, z0, z1, ny, nz, start, sx, sy, sz, tag, pos, c2, all, hits, &nh, cap)
+					: clash_any(px, py, pz, x0, x1, y0, y1, z0, z1, ny, nz, start, pts, tag, pos, c2, all, hits, &nh, cap);
+				if (hit < 0) {
+					return -1;
 				}
-			done:
 				s = hit ? 2 : 1;
 			}
 			st[a] = s;
@@ -91,7 +146,7 @@ import "C"
 import "unsafe"
 
 // pruneKernel selects prune's implementation (tests compare them): 0 the C
-// function, 2 pruneGo.
+// function for this CPU, 1 the C function for any CPU, 2 pruneGo.
 var pruneKernel = 0
 
 // pruneChunk is the work of one C call of prune, in atom tests: about
@@ -123,10 +178,15 @@ func prune(pl *placement, t *template, n int, i int32, ala bool, pr *pruner) {
 		}
 	}
 	step := max(1, pruneChunk/max(1, tested))
+	np := len(g.pts)
+	avx2 := C.int(0)
+	if havePairAVX2 && pruneKernel == 0 {
+		avx2 = 1
+	}
 	for r0 := 0; r0 < n; {
 		r1 := min(n, r0+step)
 		h := pl.hits[:cap(pl.hits)]
-		nh := C.cf_prune(C.long(r0), C.long(r1), C.long(n), C.long(m), (*C.uchar)(unsafe.Pointer(&t.tested[0])), (*C.double)(unsafe.Pointer(&pl.at[0])),
+		nh := C.cf_prune(avx2, (*C.double)(unsafe.Pointer(&pr.soa[0])), (*C.double)(unsafe.Pointer(&pr.soa[np+4])), (*C.double)(unsafe.Pointer(&pr.soa[2*(np+4)])), C.long(r0), C.long(r1), C.long(n), C.long(m), (*C.uchar)(unsafe.Pointer(&t.tested[0])), (*C.double)(unsafe.Pointer(&pl.at[0])),
 			(*C.schar)(unsafe.Pointer(&pl.st[0])), all, C.int32_t(i), (*C.double)(unsafe.Pointer(&g.lo[0])), C.double(g.inv),
 			C.long(g.nx), C.long(g.ny), C.long(g.nz), (*C.int32_t)(unsafe.Pointer(&g.start[0])), (*C.double)(unsafe.Pointer(&g.pts[0])),
 			(*C.int32_t)(unsafe.Pointer(&pr.tag[0])), C.double(pr.clash), C.double(pr.c2),

@@ -15,6 +15,7 @@ type workspace struct {
 	obst    []vec
 	obstPos []int32
 	obstTag []int32
+	obstSoA []float64
 	grids   [2]grid
 	cells   []cellRange
 	// degrees
