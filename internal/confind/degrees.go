@@ -112,17 +112,15 @@ func emptyBox() box {
 	return box{vec{inf, inf, inf}, vec{-inf, -inf, -inf}}
 }
 
-// add grows b to hold p. Plain comparisons, not math.Min/Max: a box only
-// rejects pairs that cannot touch, so the sign of a zero is immaterial,
-// and a NaN coordinate (never within a cutoff of anything) is left out.
+// add grows b to hold p, with the builtin min and max (no branches: the
+// comparisons' outcomes are random). A box only rejects pairs that cannot
+// touch, so the sign of a zero is immaterial; a NaN coordinate (never
+// within a cutoff of anything) makes the box NaN, which rejects nothing
+// (every comparison with it is false): it costs tests, never a result.
 func (b *box) add(p vec) {
 	for d := 0; d < 3; d++ {
-		if p[d] < b.lo[d] {
-			b.lo[d] = p[d]
-		}
-		if p[d] > b.hi[d] {
-			b.hi[d] = p[d]
-		}
+		b.lo[d] = min(b.lo[d], p[d])
+		b.hi[d] = max(b.hi[d], p[d])
 	}
 }
 
