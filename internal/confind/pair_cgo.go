@@ -25,12 +25,14 @@ typedef struct {
 	double *nbox;
 } pair_args;
 
+// disjoint and outside: the same comparisons, or-ed without branches (the
+// outcomes are random)
 static inline int disjoint(const double *b, const double *o) {
-	return b[0] > o[3] || o[0] > b[3] || b[1] > o[4] || o[1] > b[4] || b[2] > o[5] || o[2] > b[5];
+	return (b[0] > o[3]) | (o[0] > b[3]) | (b[1] > o[4]) | (o[1] > b[4]) | (b[2] > o[5]) | (o[2] > b[5]);
 }
 
 static inline int outside(double px, double py, double pz, const double *b) {
-	return px < b[0] || b[3] < px || py < b[1] || b[4] < py || pz < b[2] || b[5] < pz;
+	return (px < b[0]) | (b[3] < px) | (py < b[1]) | (b[4] < py) | (pz < b[2]) | (b[5] < pz);
 }
 
 // atom_in loads atom ai[q] of ra into px, py, pz and reports whether it
