@@ -69,8 +69,7 @@ func TestNerfRows(t *testing.T) {
 }
 
 // TestGoldenKernels runs the mini golden file with the C functions for any
-// CPU and with the Go ones (the other tests use the ones for this CPU;
-// pruning has one C function, for any CPU).
+// CPU and with the Go ones (the other tests use the ones for this CPU).
 func TestGoldenKernels(t *testing.T) {
 	dir := testcorpus.Dir(t)
 	lib := miniLib(t)

@@ -23,12 +23,25 @@ static inline long cell_of(double v, double lo, double inv, long n) {
 	return i < n ? i : n - 1;
 }
 
+// clash_hit records a clash with position t: it returns 1 to stop (the
+// first clash, without all), -1 when hits is full, 0 to go on (all).
+static inline int clash_hit(int32_t t, int all, int32_t *hits, long *nh, long cap) {
+	if (!all) {
+		return 1;
+	}
+	if (*nh == cap) {
+		return -1;
+	}
+	hits[(*nh)++] = t;
+	return 0;
+}
+
 // clash_any reports whether (px, py, pz) is within clash of a point of the
 // cells x0..x1, y0..y1, z0..z1 of a position other than pos (pr.test);
 // with all, it adds every such position to hits (-1: more than cap).
 static int clash_any(double px, double py, double pz, long x0, long x1, long y0, long y1, long z0, long z1, long ny, long nz,
 		const int32_t *start, const double *pts, const int32_t *tag, int32_t pos, double c2, int all, int32_t *hits, long *nh, long cap) {
-	int hit = 0;
+	int hit = 0, h;
 	for (long ix = x0; ix <= x1; ix++) {
 		for (long iy = y0; iy <= y1; iy++) {
 			long base = (ix * ny + iy) * nz;
@@ -38,13 +51,9 @@ static int clash_any(double px, double py, double pz, long x0, long x1, long y0,
 					continue;
 				}
 				hit = 1;
-				if (!all) {
-					return 1;
+				if ((h = clash_hit(tag[q], all, hits, nh, cap)) != 0) {
+					return h;
 				}
-				if (*nh == cap) {
-					return -1;
-				}
-				hits[(*nh)++] = tag[q];
 			}
 		}
 	}
@@ -58,7 +67,7 @@ __attribute__((target("avx2,bmi"))) static int clash_avx2(double px, double py, 
 		long ny, long nz, const int32_t *start, const double *sx, const double *sy, const double *sz, const int32_t *tag, int32_t pos,
 		double c2, int all, int32_t *hits, long *nh, long cap) {
 	__m256d ax = _mm256_set1_pd(px), ay = _mm256_set1_pd(py), az = _mm256_set1_pd(pz), cc = _mm256_set1_pd(c2);
-	int hit = 0;
+	int hit = 0, h;
 	for (long ix = x0; ix <= x1; ix++) {
 		for (long iy = y0; iy <= y1; iy++) {
 			long base = (ix * ny + iy) * nz;
@@ -79,13 +88,9 @@ __attribute__((target("avx2,bmi"))) static int clash_avx2(double px, double py, 
 						continue;
 					}
 					hit = 1;
-					if (!all) {
-						return 1;
+					if ((h = clash_hit(tag[k], all, hits, nh, cap)) != 0) {
+						return h;
 					}
-					if (*nh == cap) {
-						return -1;
-					}
-					hits[(*nh)++] = tag[k];
 				}
 			}
 		}
