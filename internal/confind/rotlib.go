@@ -2,11 +2,13 @@ package confind
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -149,6 +151,12 @@ func ReadLibrary(ebl io.Reader, eblName string, bebl io.Reader, beblName string)
 
 // lines calls fn for every non-blank, non-comment line with its fields.
 func lines(r io.Reader, name string, fn func(line int, f [][]byte) error) error {
+	return linesFast(r, name, nil, fn)
+}
+
+// linesFast is lines, offering each raw line to fast first (when not nil):
+// a line fast handles (true) is not split nor given to fn.
+func linesFast(r io.Reader, name string, fast func(raw []byte) bool, fn func(line int, f [][]byte) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var fields [][]byte
 	n := 0
@@ -159,6 +167,12 @@ func lines(r io.Reader, name string, fn func(line int, f [][]byte) error) error 
 		}
 		if len(raw) > 0 {
 			n++
+			if fast != nil && fast(raw) {
+				if err == io.EOF {
+					return nil
+				}
+				continue
+			}
 			fields = splitFields(fields[:0], raw)
 			if len(fields) > 0 && fields[0][0] != '#' {
 				if ferr := fn(n, fields); ferr != nil {
@@ -191,6 +205,60 @@ func splitFields(dst [][]byte, s []byte) [][]byte {
 		i = j
 	}
 	return dst
+}
+
+// scanConf parses the whitespace-separated fields of s into dst, exactly
+// len(dst) of them, as splitFields then parseFloat's fast path would; it
+// reports false (dst unspecified) for anything else: another count, or a
+// field that is not a plain decimal of at most 15 digits.
+func scanConf(dst []float64, s []byte) bool {
+	i, k := 0, 0
+	for {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			return k == len(dst)
+		}
+		if k == len(dst) {
+			return false
+		}
+		neg := false
+		if s[i] == '-' || s[i] == '+' {
+			neg = s[i] == '-'
+			i++
+		}
+		var mant uint64
+		digits, frac, dot := 0, 0, false
+		for ; i < len(s) && !isSpace(s[i]); i++ {
+			c := s[i]
+			switch {
+			case c >= '0' && c <= '9':
+				mant = mant*10 + uint64(c-'0')
+				digits++
+				if dot {
+					frac++
+				}
+			case c == '.' && !dot:
+				dot = true
+			default:
+				return false
+			}
+		}
+		if digits == 0 || digits > 15 {
+			return false
+		}
+		v := float64(mant) / pow10[frac]
+		if neg {
+			v = -v
+		}
+		dst[k] = v
+		k++
+	}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -247,7 +315,23 @@ func (lib *Library) readEBL(r io.Reader, name string) error {
 		cur = nil
 		return nil
 	}
-	err := lines(r, name, func(ln int, f [][]byte) error {
+	// CONF rows after a residue's first, the bulk of the file, are parsed
+	// straight from the line when they are plain (scanConf); any other
+	// line, or one scanConf refuses, takes the general path and its errors.
+	var scratch []float64
+	fast := func(raw []byte) bool {
+		if cur == nil || cur.rows == 0 || cur.weights != nil || !bytes.HasPrefix(raw, []byte("CONF ")) {
+			return false
+		}
+		scratch = slices.Grow(scratch[:0], cur.width)[:cur.width]
+		if !scanConf(scratch, raw[len("CONF "):]) {
+			return false
+		}
+		copy(cur.conf.next(), scratch)
+		cur.rows++
+		return true
+	}
+	err := linesFast(r, name, fast, func(ln int, f [][]byte) error {
 		kw := string(f[0])
 		if kw == "RESI" {
 			if err := finish(); err != nil {

@@ -3,7 +3,9 @@ package confind
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,4 +181,32 @@ func TestManyRows(t *testing.T) {
 	check("ALA", func(r int) (float64, float64, float64) {
 		return -(float64(r%7000) + 0.25), float64(100+r%11) + 0.125, 1.5
 	})
+}
+
+// TestScanConf: the CONF fast path gives splitFields then parseFloat's
+// values for plain lines, and for the others either the same or declines
+// (then the general path parses or refuses the line).
+func TestScanConf(t *testing.T) {
+	plain := []string{"120.005 106.506 1.520", "-60.0  +179.75\t0.000", " 1 2 3 ", "-0.0 0 .5", "1 2 3\r\n", "999999999999999 1 2"}
+	other := []string{"1e5 2 3", "1 2", "1 2 3 4", "1.2.3 4 5", "- 1 2", "1 2 #3", "123456789012345.6 1 2", "nan 1 2", "", "1 2 3x"}
+	for _, line := range append(plain, other...) {
+		got := make([]float64, 3)
+		if !scanConf(got, []byte(line)) {
+			if slices.Contains(plain, line) {
+				t.Errorf("scanConf(%q) declined a plain line", line)
+			}
+			continue
+		}
+		want := splitFields(nil, []byte(line))
+		if len(want) != 3 {
+			t.Errorf("scanConf(%q) took %d fields as 3", line, len(want))
+			continue
+		}
+		for k, f := range want {
+			v, err := parseFloat(f)
+			if err != nil || math.Float64bits(v) != math.Float64bits(got[k]) {
+				t.Errorf("scanConf(%q)[%d] = %v, parseFloat(%q) = %v, %v", line, k, got[k], f, v, err)
+			}
+		}
+	}
 }
