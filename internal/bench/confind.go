@@ -1,12 +1,10 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,43 +45,26 @@ for line in sys.stdin:
 
 // gemmiReader is a running gemmiServe.
 type gemmiReader struct {
-	cmd     *exec.Cmd
-	in      io.WriteCloser
-	out     *bufio.Reader
+	*pyServer
 	version string
 }
 
 func startGemmi(ctx context.Context, python string) (*gemmiReader, error) {
-	cmd := exec.CommandContext(ctx, python, "-c", gemmiServe)
-	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	srv, err := startPyServer(ctx, python, gemmiServe)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("gemmi baseline (%s with python3-gemmi): %w", python, err)
 	}
-	g := &gemmiReader{cmd: cmd, in: in, out: bufio.NewReader(out)}
-	line, err := g.out.ReadString('\n')
+	line, err := srv.answer()
 	if err != nil {
-		g.close()
+		srv.close()
 		return nil, fmt.Errorf("gemmi baseline (%s with python3-gemmi): no version line: %v", python, err)
 	}
-	g.version = strings.TrimSpace(line)
-	return g, nil
+	return &gemmiReader{srv, strings.TrimSpace(line)}, nil
 }
 
 // read is gemmi's median CPU to read path, over reps reads in a row, in ms.
 func (g *gemmiReader) read(path string, reps int) (float64, error) {
-	if _, err := fmt.Fprintln(g.in, reps, path); err != nil {
-		return 0, fmt.Errorf("gemmi baseline: %w", err)
-	}
-	line, err := g.out.ReadString('\n')
+	line, err := g.ask(fmt.Sprintf("%d %s", reps, path))
 	if err != nil {
 		return 0, fmt.Errorf("gemmi baseline reading %s: %w", path, err)
 	}
@@ -92,11 +73,6 @@ func (g *gemmiReader) read(path string, reps int) (float64, error) {
 		return 0, fmt.Errorf("gemmi baseline reading %s: output %q", path, line)
 	}
 	return v * 1e3, nil
-}
-
-func (g *gemmiReader) close() error {
-	g.in.Close()
-	return g.cmd.Wait()
 }
 
 // runCopies is how many times the longer of a round's two runs takes the

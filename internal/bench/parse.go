@@ -1,13 +1,10 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,9 +122,7 @@ func Parse(ctx context.Context, args []string) error {
 	}
 	// gemmi side by side in the same run, trials interleaved with ours.
 	var (
-		gemmi   *exec.Cmd
-		gIn     io.WriteCloser
-		gOut    *bufio.Reader
+		gemmi   *pyServer
 		gWall   []float64
 		gCPU    []float64
 		gemmiOK bool
@@ -135,22 +130,15 @@ func Parse(ctx context.Context, args []string) error {
 	if out, err := exec.CommandContext(ctx, *python, "-c", "import gemmi").CombinedOutput(); err != nil {
 		fmt.Printf("gemmi baseline: skipped (%s lacks gemmi: %s); install with: apt-get install python3-gemmi\n", *python, strings.TrimSpace(string(out)))
 	} else {
-		gemmi = exec.CommandContext(ctx, *python, "-c", gemmiBench)
-		gemmi.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
-		gemmi.Stderr = os.Stderr
-		var err1, err2 error
-		gIn, err1 = gemmi.StdinPipe()
-		stdout, err2 := gemmi.StdoutPipe()
-		if err := errors.Join(err1, err2); err != nil {
-			return err
-		}
-		gOut = bufio.NewReader(stdout)
-		if err := gemmi.Start(); err != nil {
+		var err error
+		if gemmi, err = startPyServer(ctx, *python, gemmiBench); err != nil {
 			return fmt.Errorf("gemmi baseline: %w", err)
 		}
 		list, _ := json.Marshal(paths)
-		fmt.Fprintf(gIn, "%s\nT 1\n", list) // warm-up pass
-		if _, err := gOut.ReadString('\n'); err != nil {
+		if err := gemmi.send(string(list)); err != nil {
+			return fmt.Errorf("gemmi baseline: %w", err)
+		}
+		if _, err := gemmi.ask("T 1"); err != nil { // warm-up pass
 			return fmt.Errorf("gemmi baseline: %w", err)
 		}
 		gemmiOK = true
@@ -178,8 +166,7 @@ func Parse(ctx context.Context, args []string) error {
 		allocs += ms1.Mallocs - ms0.Mallocs
 		allocBytes += ms1.TotalAlloc - ms0.TotalAlloc
 		if gemmiOK {
-			fmt.Fprintf(gIn, "T %d\n", *reps)
-			line, err := gOut.ReadString('\n')
+			line, err := gemmi.ask(fmt.Sprintf("T %d", *reps))
 			if err != nil {
 				return fmt.Errorf("gemmi baseline: %w", err)
 			}
@@ -208,14 +195,12 @@ func Parse(ctx context.Context, args []string) error {
 		allocsPerMB, bytesPerMB/1e6, float64(maxRSSKB())/1024, float64(rssStart)/1024, float64(rssFiles-rssStart)/1024, float64(maxRSSKB()-rssFiles)/1024)
 	debug.FreeOSMemory()
 	if gemmiOK {
-		fmt.Fprintln(gIn, "Q")
-		line, err := gOut.ReadString('\n')
+		line, err := gemmi.ask("Q")
 		var g gemmiResult
 		if err != nil || json.Unmarshal([]byte(line), &g) != nil {
 			return fmt.Errorf("gemmi baseline: bad final line %q: %v", line, err)
 		}
-		gIn.Close()
-		_ = gemmi.Wait()
+		_ = gemmi.close()
 		report(fmt.Sprintf("gemmi %s read_structure:", g.Version), gWall, gCPU)
 		fmt.Printf("  peak RSS %.1f MiB (python + gemmi, one file at a time)\n", float64(g.MaxRSSKB)/1024)
 		fmt.Printf("ratio foldcorpus/gemmi (MB/s): wall %.2fx min, %.2fx median | cpu %.2fx min, %.2fx median (trials interleaved)\n",

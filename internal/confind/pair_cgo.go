@@ -354,5 +354,5 @@ func pairs(ws *workspace, is, off, js []int32, cp []float64, c2 float64, num []f
 }
 
 // pairChunk is the work of one C call of pairs, in near-rotamer tests
-// (four at a time in the AVX2 kernel); a test variable.
-var pairChunk = 192
+// (four at a time in the AVX2 kernel).
+const pairChunk = 192

@@ -192,11 +192,11 @@ func linesFast(r io.Reader, name string, fast func(raw []byte) bool, fn func(lin
 func splitFields(dst [][]byte, s []byte) [][]byte {
 	i := 0
 	for i < len(s) {
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\v' || s[i] == '\f') {
+		for i < len(s) && isSpace(s[i]) {
 			i++
 		}
 		j := i
-		for j < len(s) && !(s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\v' || s[j] == '\f') {
+		for j < len(s) && !isSpace(s[j]) {
 			j++
 		}
 		if j > i {
@@ -208,9 +208,9 @@ func splitFields(dst [][]byte, s []byte) [][]byte {
 }
 
 // scanConf parses the whitespace-separated fields of s into dst, exactly
-// len(dst) of them, as splitFields then parseFloat's fast path would; it
-// reports false (dst unspecified) for anything else: another count, or a
-// field that is not a plain decimal of at most 15 digits.
+// len(dst) of them, as splitFields then parseFloat would; it reports false
+// (dst unspecified) for anything else: another count, or a field that is
+// not a plain decimal (plainDecimal).
 func scanConf(dst []float64, s []byte) bool {
 	i, k := 0, 0
 	for {
@@ -223,35 +223,11 @@ func scanConf(dst []float64, s []byte) bool {
 		if k == len(dst) {
 			return false
 		}
-		neg := false
-		if s[i] == '-' || s[i] == '+' {
-			neg = s[i] == '-'
-			i++
-		}
-		var mant uint64
-		digits, frac, dot := 0, 0, false
-		for ; i < len(s) && !isSpace(s[i]); i++ {
-			c := s[i]
-			switch {
-			case c >= '0' && c <= '9':
-				mant = mant*10 + uint64(c-'0')
-				digits++
-				if dot {
-					frac++
-				}
-			case c == '.' && !dot:
-				dot = true
-			default:
-				return false
-			}
-		}
-		if digits == 0 || digits > 15 {
+		v, n, ok := plainDecimal(s[i:])
+		if !ok {
 			return false
 		}
-		v := float64(mant) / pow10[frac]
-		if neg {
-			v = -v
-		}
+		i += n
 		dst[k] = v
 		k++
 	}
@@ -268,13 +244,25 @@ var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1
 // decimals of at most 15 digits (an exact integer divided by an exact power
 // of ten is correctly rounded, as ParseFloat and Python's float() are).
 func parseFloat(s []byte) (float64, error) {
+	if v, n, ok := plainDecimal(s); ok && n == len(s) {
+		return v, nil
+	}
+	return strconv.ParseFloat(string(s), 64)
+}
+
+// plainDecimal parses the field at the start of s (up to whitespace or the
+// end), an optional sign then digits with at most one '.', at most 15
+// digits in all: it returns the value (an exact integer divided by an exact
+// power of ten, so correctly rounded), the field's length, and false for
+// any other field.
+func plainDecimal(s []byte) (v float64, n int, ok bool) {
 	i, neg := 0, false
 	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
 		neg, i = s[0] == '-', 1
 	}
 	var mant uint64
 	digits, frac, dot := 0, 0, false
-	for ; i < len(s); i++ {
+	for ; i < len(s) && !isSpace(s[i]); i++ {
 		c := s[i]
 		switch {
 		case c >= '0' && c <= '9':
@@ -286,17 +274,17 @@ func parseFloat(s []byte) (float64, error) {
 		case c == '.' && !dot:
 			dot = true
 		default:
-			digits = 99
+			return 0, i, false
 		}
 	}
 	if digits == 0 || digits > 15 {
-		return strconv.ParseFloat(string(s), 64)
+		return 0, i, false
 	}
-	v := float64(mant) / pow10[frac]
+	v = float64(mant) / pow10[frac]
 	if neg {
 		v = -v
 	}
-	return v, nil
+	return v, i, true
 }
 
 func (lib *Library) readEBL(r io.Reader, name string) error {

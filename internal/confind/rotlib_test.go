@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -183,9 +184,11 @@ func TestManyRows(t *testing.T) {
 	})
 }
 
-// TestScanConf: the CONF fast path gives splitFields then parseFloat's
-// values for plain lines, and for the others either the same or declines
-// (then the general path parses or refuses the line).
+// TestScanConf: the CONF fast path gives splitFields then
+// strconv.ParseFloat's values for plain lines, and for the others either the
+// same or declines (then the general path parses or refuses the line); and
+// parseFloat, which shares its scanner (plainDecimal), agrees with
+// strconv.ParseFloat on every field.
 func TestScanConf(t *testing.T) {
 	plain := []string{"120.005 106.506 1.520", "-60.0  +179.75\t0.000", " 1 2 3 ", "-0.0 0 .5", "1 2 3\r\n", "999999999999999 1 2"}
 	other := []string{"1e5 2 3", "1 2", "1 2 3 4", "1.2.3 4 5", "- 1 2", "1 2 #3", "123456789012345.6 1 2", "nan 1 2", "", "1 2 3x"}
@@ -203,9 +206,18 @@ func TestScanConf(t *testing.T) {
 			continue
 		}
 		for k, f := range want {
-			v, err := parseFloat(f)
+			v, err := strconv.ParseFloat(string(f), 64)
 			if err != nil || math.Float64bits(v) != math.Float64bits(got[k]) {
-				t.Errorf("scanConf(%q)[%d] = %v, parseFloat(%q) = %v, %v", line, k, got[k], f, v, err)
+				t.Errorf("scanConf(%q)[%d] = %v, strconv.ParseFloat(%q) = %v, %v", line, k, got[k], f, v, err)
+			}
+		}
+	}
+	for _, line := range append(plain, other...) {
+		for _, f := range splitFields(nil, []byte(line)) {
+			want, werr := strconv.ParseFloat(string(f), 64)
+			got, err := parseFloat(f)
+			if (err == nil) != (werr == nil) || err == nil && math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("parseFloat(%q) = %v, %v; strconv.ParseFloat: %v, %v", f, got, err, want, werr)
 			}
 		}
 	}
