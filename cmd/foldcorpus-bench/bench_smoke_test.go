@@ -47,6 +47,7 @@ func TestBenchSmoke(t *testing.T) {
 	}{
 		{"parse", []string{"--trials", "1", "--reps", "1", filepath.Join(corpus, "afdb")}, "gemmi"},
 		{"docs", []string{"--reps", "1", "--baseline-reps", "0", filepath.Join(corpus, "afdb")}, "reference"},
+		{"docs", []string{"--format", "contacts-and-crops-v1", "--reps", "1", "--baseline-reps", "0", filepath.Join(corpus, "afdb")}, "per document"},
 		{"docs", []string{"--format", "contacts-v1", "--reps", "1", "--baseline-reps", "0", filepath.Join(corpus, "golden")}, "reference"},
 		// a 64-row shard is too small and too noisy for the overlap target
 		{"shard", []string{"--rows", "64", "--latency", "5ms", "--repeat", "1", "--seq-rows", "8", "--enforce=false"}, "floor"},

@@ -58,6 +58,14 @@ func round2(xs []float64) []string {
 	return out
 }
 
+func round3(xs []float64) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprintf("%.3f", x)
+	}
+	return out
+}
+
 // optFlag collects repeated --opt key=value format knobs.
 type optFlag map[string]string
 

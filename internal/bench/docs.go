@@ -56,6 +56,10 @@ type docsFormat struct {
 	// build, when set, builds the format for DIR instead of the registry
 	// (the coordinate formats: their degrees replayed from records).
 	build func(dir string, opts map[string]string) (format.Format, error)
+	// perDocQuote says that quoted.total is a median over documents of
+	// each one's least CPU over a few passes (the coordinate formats'
+	// figures), so the per-document row is set against it as well.
+	perDocQuote bool
 }
 
 // docsFormats maps a format name to its bench entry; each format's entry
@@ -199,6 +203,30 @@ func Docs(ctx context.Context, args []string) error {
 		wg.Wait()
 		return errors.Join(errs...)
 	}
+	// perDoc times each input alone (read into the reused structure, then
+	// generated) by process CPU, one rep's figures per call in perDocCPU
+	// (zero for a filtered input: only documents count).
+	var perDocCPU [][]time.Duration
+	perDoc := func() error {
+		cpu := make([]time.Duration, len(ins))
+		for i, in := range ins {
+			c0 := processCPU()
+			p, err := in.readReusing(&reused)
+			if err != nil {
+				return err
+			}
+			res, err := f.Generate(p)
+			c := processCPU() - c0
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.name, err)
+			}
+			if res.Filtered == "" {
+				cpu[i] = c
+			}
+		}
+		perDocCPU = append(perDocCPU, cpu)
+		return nil
+	}
 	if err := readAll(); err != nil { // warm up (and fail early on bad inputs)
 		return err
 	}
@@ -239,6 +267,9 @@ func Docs(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		if err := perDoc(); err != nil {
+			return err
+		}
 		parRate = append(parRate, n*float64(workers)/ps.cpu.Seconds())
 		parWall = append(parWall, n*float64(workers)/ps.wall.Seconds())
 		bothAllocs = append(bothAllocs, float64(bs.mallocs)/n)
@@ -274,6 +305,8 @@ func Docs(ctx context.Context, args []string) error {
                        other cores idle, and the runtime's idle GC mark workers may run on them (counted)
   read + generate, N   N = GOMAXPROCS goroutines, each with its own reused structure, each doing every
   workers              input: no core idles, so docs/s/core is the rate per core at full load
+  read + generate,     each input read and generated alone, timed by process CPU; each document's least
+  per document         CPU over the reps, then the median over documents (ms/doc; docs/s/core its inverse)
 `)
 	fmt.Printf("%-28s %12s %12s %9s %12s %7s %12s %7s\n", "stage", "docs/s/core", "docs/s wall", "ms/doc",
 		"quoted/core", "ratio", "side/core", "ratio")
@@ -286,7 +319,11 @@ func Docs(ctx context.Context, args []string) error {
 		if sideRate > 0 {
 			cols[2], cols[3] = fmt.Sprintf("%.1f", sideRate), fmt.Sprintf("%.0fx", r/sideRate)
 		}
-		fmt.Printf("%-28s %12.0f %12.0f %9.3f %12s %7s %12s %7s\n", stage, r, median(wall), 1e3/r, cols[0], cols[1], cols[2], cols[3])
+		wallCol := "-"
+		if len(wall) > 0 {
+			wallCol = fmt.Sprintf("%.0f", median(wall))
+		}
+		fmt.Printf("%-28s %12.0f %12s %9.3f %12s %7s %12s %7s\n", stage, r, wallCol, 1e3/r, cols[0], cols[1], cols[2], cols[3])
 	}
 	var sr sideBySide
 	if side != nil {
@@ -296,6 +333,19 @@ func Docs(ctx context.Context, args []string) error {
 	row("generate", genRate, genWall, base.gen, sr.gen)
 	row("read + generate", bothRate, bothWall, base.total, sr.total)
 	row(fmt.Sprintf("read + generate, %d workers", workers), parRate, parWall, base.total, 0)
+	perDocMs := docsPerDocument(perDocCPU, docsPerDocGroup)
+	perDocQuoted := 0.0
+	if entry.perDocQuote {
+		perDocQuoted = base.total
+	}
+	if len(perDocMs) > 0 {
+		rates := make([]float64, len(perDocMs))
+		for k, ms := range perDocMs {
+			rates[k] = 1e3 / ms
+		}
+		row("read + generate, per document", rates, nil, perDocQuoted, 0)
+		fmt.Printf("per document, each group of %d reps: %s ms\n", docsPerDocGroup, strings.Join(round3(perDocMs), " "))
+	}
 	fmt.Printf("read throughput: %.0f MB/s/core\n", median(readMB))
 	fmt.Printf("allocations per document: read %.0f, generate %.1f (%.1f KB), read (reused structure) + generate %.1f\n",
 		median(readAllocs), median(genAllocs), median(genBytes)/1e3, median(bothAllocs))
@@ -307,6 +357,36 @@ func Docs(ctx context.Context, args []string) error {
 			side.what, side.identical, side.compared)
 	}
 	return nil
+}
+
+// docsPerDocGroup is how many passes each document's least CPU is taken
+// over: the reference's figures kept the least of 3 timings per file.
+const docsPerDocGroup = 3
+
+// docsPerDocument is the reference's statistic over each group of group
+// consecutive reps (the last group may be short; fewer reps make one):
+// each document's least CPU in the group, then the median over documents,
+// in ms, one figure per group. Inputs with a zero figure (filtered) are
+// left out.
+func docsPerDocument(reps [][]time.Duration, group int) []float64 {
+	var out []float64
+	for g := 0; g < len(reps); g += group {
+		rs := reps[g:min(g+group, len(reps))]
+		var best []float64
+		for i := range rs[0] {
+			b := rs[0][i]
+			for _, r := range rs[1:] {
+				b = min(b, r[i])
+			}
+			if b > 0 {
+				best = append(best, b.Seconds()*1e3)
+			}
+		}
+		if len(best) > 0 {
+			out = append(out, median(best))
+		}
+	}
+	return out
 }
 
 // docsReadGenerate reads every input into st (reused) and generates it.
