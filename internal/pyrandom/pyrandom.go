@@ -194,6 +194,19 @@ func (r *Rand) refill() uint32 {
 	return r.out[0]
 }
 
+// Fill sets dst to the next len(dst) raw 32-bit outputs: the values
+// len(dst) calls of Uint32 would return, copied a block at a time.
+func (r *Rand) Fill(dst []uint32) {
+	for len(dst) > 0 {
+		if r.mti >= n {
+			r.generate()
+		}
+		k := copy(dst, r.out[r.mti:])
+		r.mti += k
+		dst = dst[k:]
+	}
+}
+
 // Skip advances the generator by k raw 32-bit outputs (k calls of Uint32,
 // their values discarded): whole blocks are still generated, but no output
 // is read. It panics if k is negative.

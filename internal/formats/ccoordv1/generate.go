@@ -95,7 +95,18 @@ type Generator struct {
 	xs, us    []float64
 	zs        []float64
 	mentioned []bool
+	k         kernelScratch
 }
+
+// useKernel selects the C kernels where they are built in (kernelOK);
+// tests turn it off to run the Go loops they are checked against.
+var useKernel = true
+
+// marginFloor and tolFloor widen kernel3's margin and the approximate
+// Gaussians' error bounds, so that tests can send most depths to depth3
+// and most values to their exact recomputation (both 0 in production:
+// wider only costs time).
+var marginFloor, tolFloor float64
 
 // Generate is the package's Generate, reusing g's memory.
 func (g *Generator) Generate(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg Config) (*Document, string) {
@@ -144,14 +155,19 @@ type event struct {
 // drawn and ends the section.
 //
 // Which draws happen never depends on a Gaussian's value, so the loop only
-// takes the draws; the values are then computed in one batch with the
-// approximate log, sin and cos (pyrandom.GaussPairsApprox), and each one
-// whose rounding the approximation could change is recomputed exactly.
+// takes the draws (drawEvents); the values are then computed in one batch
+// with the approximate log, sin and cos (pyrandom.GaussPairsApprox), and
+// each one whose rounding the approximation could change is recomputed
+// exactly (writeEvents).
 //
 // The events' lengths in bytes are counted as they are drawn, so the
 // document (w's prefix, the section and the end token) is written into a
 // buffer of its exact length (Writer.Detach), which is returned: its
 // memory becomes the document's text, without a copy.
+//
+// For max_depth 3 (the default) both halves run as C kernels where cgo
+// is on (kernel_cgo.go): the same draws and the same bytes, checked
+// against these Go loops by TestKernels.
 func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int, w *coordfront.Writer, d *Document) coordfront.Writer {
 	m := len(f.Placed)
 	D := cfg.MaxDepth
@@ -162,36 +178,22 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 	// the pairs of draws (x, u) of the Gaussian stream: value v of the
 	// section is pair (z0+v)/2's cos (even) or sin (odd) value, where z0
 	// is 1 when the section starts with gauss()'s cached value
-	events, xs, us := g.events[:0], g.xs[:0], g.us[:0]
-	defer func() { g.events, g.xs, g.us = events, xs, us }()
+	g.events, g.xs, g.us = g.events[:0], g.xs[:0], g.us[:0]
 	z0 := 0
 	if dr, ok := f.Normals.Cached(); ok {
-		xs, us, z0 = append(xs, dr.X), append(us, dr.U), 1
+		g.xs, g.us, z0 = append(g.xs, dr.X), append(g.us, dr.U), 1
 	}
-	used := 0
-	hdrBytes := 0 // the events' <pX> <ATOM> bytes
-	k3 := newKernel3(budget, cfg.DepthKernelEpsilon)
-	for m > 0 && budget > 0 {
-		ai := f.Rand.RandBelow(m)
-		depth := D
-		if !(len(events) == 0 && cfg.ForceFullPrecisionFirstEvent) {
-			if D == 3 {
-				depth = k3.sample(f.Rand.Random(), used)
-			} else {
-				depth = sampleDepth(f, float64(used)/float64(budget), cfg)
-			}
+	var sec section
+	if m > 0 && budget > 0 {
+		if kernelOK && D == 3 && useKernel {
+			sec = g.drawEventsC(f, cfg, budget)
+		} else {
+			sec = g.drawEvents(f, cfg, budget)
 		}
-		cost := mentionHeader + depth
-		if used+cost > budget {
-			d.Truncated = true
-			break
-		}
-		xs, us = f.Normals.AppendPairs3(xs, us)
-		events = append(events, event{atom: int32(ai), depth: int8(depth)})
-		used += cost
-		hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[ai])))[15]) + int(f.Atoms.Atom16(ai)[15])
 	}
-	out := w.Detach(hdrBytes + xyzBytes*(used-mentionHeader*len(events)) + endBytes)
+	d.Truncated = sec.truncated
+	events, xs, us := g.events, g.xs, g.us
+	out := w.Detach(sec.hdrBytes + xyzBytes*(sec.used-mentionHeader*len(events)) + endBytes)
 	w = &out
 	zs := grow(g.zs, 2*len(xs))
 	g.zs = zs
@@ -204,11 +206,76 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 	// within [0, 1000]), in units of the rounded value
 	var tols [4]float64
 	for k := range D {
-		tols[k] = scale * pyrandom.GaussApproxBound(1000, sigmas[k])
+		tols[k] = max(scale*pyrandom.GaussApproxBound(1000, sigmas[k]), tolFloor)
 	}
-	for k, e := range events {
+	wr := writing{f: f, D: D, z0: z0, sigmas: sigmas, tols: tols, scale: scale, top: top}
+	k := 0
+	if kernelOK && D == 3 && useKernel {
+		k = g.writeEventsC(&wr, w, d)
+	}
+	g.writeEvents(&wr, k, w, d)
+	d.NumEvents = len(events)
+	d.CoordinateTokens = sec.used
+	return out
+}
+
+// section is what drawing the events found: the tokens they take, their
+// <pX> <ATOM> bytes, and whether an event did not fit.
+type section struct {
+	used, hdrBytes int
+	truncated      bool
+}
+
+// drawEvents takes the events' draws into g.events, and their Gaussian
+// pairs' (x, u) after g.xs and g.us, until an event does not fit.
+func (g *Generator) drawEvents(f *coordfront.Front, cfg Config, budget int) section {
+	m := len(f.Placed)
+	D := cfg.MaxDepth
+	events, xs, us := g.events, g.xs, g.us
+	defer func() { g.events, g.xs, g.us = events, xs, us }()
+	var sec section
+	k3 := newKernel3(budget, cfg.DepthKernelEpsilon)
+	for {
+		ai := f.Rand.RandBelow(m)
+		depth := D
+		if !(len(events) == 0 && cfg.ForceFullPrecisionFirstEvent) {
+			if D == 3 {
+				depth = k3.sample(f.Rand.Random(), sec.used)
+			} else {
+				depth = sampleDepth(f, float64(sec.used)/float64(budget), cfg)
+			}
+		}
+		cost := mentionHeader + depth
+		if sec.used+cost > budget {
+			sec.truncated = true
+			return sec
+		}
+		xs, us = f.Normals.AppendPairs3(xs, us)
+		events = append(events, event{atom: int32(ai), depth: int8(depth)})
+		sec.used += cost
+		sec.hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[ai])))[15]) + int(f.Atoms.Atom16(ai)[15])
+	}
+}
+
+// writing is what writing the events needs besides g's arrays: the
+// front, the depths' noise and error bounds, and the rounding's scale and
+// clamp.
+type writing struct {
+	f            *coordfront.Front
+	D, z0        int
+	sigmas, tols [4]float64
+	scale, top   float64
+}
+
+// writeEvents writes events k.. of g.events to w, counting them in d.
+func (g *Generator) writeEvents(wr *writing, k int, w *coordfront.Writer, d *Document) {
+	f, D, z0 := wr.f, wr.D, wr.z0
+	xs, us, zs, mentioned := g.xs, g.us, g.zs, g.mentioned
+	scale, top := wr.scale, wr.top
+	for ; k < len(g.events); k++ {
+		e := g.events[k]
 		p := &f.Placed[e.atom]
-		s, tol := sigmas[e.depth-1], tols[e.depth-1]
+		s, tol := wr.sigmas[e.depth-1], wr.tols[e.depth-1]
 		zi := z0 + 3*k
 		var n [3]int
 		for j := range 3 {
@@ -239,9 +306,6 @@ func (g *Generator) writeCoordinates(f *coordfront.Front, cfg Config, budget int
 			d.NumDistinctAtomsMentioned++
 		}
 	}
-	d.NumEvents = len(events)
-	d.CoordinateTokens = used
-	return out
 }
 
 // digits are the four decimal digits of 0..9999, thousands first.
@@ -308,7 +372,8 @@ func newKernel3(budget int, eps float64) kernel3 {
 	// every value below is at most 3*(1 + |eps|) in magnitude and carries
 	// at most ~40 roundings of 2^-53 of it (t's error is 2^-51, times the
 	// weights' slope 3); the margin is 2^-40 times that scale: far more
-	return kernel3{inv: 1 / float64(budget), eps: eps, margin: 0x1p-40 * 3 * (1 + math.Abs(eps)), budget: budget}
+	margin := max(0x1p-40*3*(1+math.Abs(eps)), marginFloor)
+	return kernel3{inv: 1 / float64(budget), eps: eps, margin: margin, budget: budget}
 }
 
 // sample is depth3(u, used/budget, eps).

@@ -155,6 +155,12 @@ var (
 	vocab16    = tok16s(vocabSp)
 )
 
+// XYZ16s is the table XYZ16 indexes, and Vocab16s the one Atom16 indexes
+// by Atoms.Vocab, for kernels that index them themselves. Callers must
+// not write them.
+func XYZ16s() []Tok16   { return xyz16 }
+func Vocab16s() []Tok16 { return vocab16 }
+
 // XYZ16 is XYZSp(i/100, i/10%10, i%10) as a Tok16, for i in 0..999.
 func XYZ16(i int) *Tok16 { return &xyz16[i] }
 

@@ -1,0 +1,365 @@
+//go:build cgo
+
+package ccoordv1
+
+/*
+#cgo CFLAGS: -O2 -fno-builtin-log -fno-builtin-sin -fno-builtin-cos
+#cgo LDFLAGS: -lm
+// no contraction of a*b+c into an FMA (cgo refuses -ffp-contract=off;
+// the build targets no FMA instructions either)
+#pragma GCC optimize("fp-contract=off")
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+// The coordinate section's two loops for max_depth 3 (generate.go's
+// drawEvents and writeEvents), the same operations in the same order:
+// IEEE double arithmetic without contraction (fp-contract=off), the C
+// library's log, sin and cos for the exact recomputations (as
+// pyrandom.Log, Sin and Cos). Both are resumable, so that each call stays
+// short (see confind's pair kernel: a long cgo call costs the runtime's
+// monitor), and both stop where Go must decide: drawing, at a depth only
+// the exact kernel can decide; writing, at a value outside the token range.
+
+typedef struct {
+	int32_t atom;
+	int8_t depth;
+} cc_event; // generate.go's event
+
+typedef struct {
+	int64_t m, budget;
+	int32_t shift, force_first;
+	double inv, eps, margin; // kernel3's
+} cc_draw_cfg;
+
+typedef struct {
+	int64_t pos;          // the next output of the stream buffer
+	int64_t used, nev, np, hdr;
+	int32_t cached;       // the Gaussian stream's last pair has its second value left
+	int32_t done, truncated;
+	int32_t forced;       // the depth Go decided for the event at pos (0: none)
+	int32_t need_exact;   // the event at pos needs depth3 of u
+	double u;
+} cc_draw_state;
+
+// rnd is random() from two outputs.
+static inline double rnd(const uint32_t *w) {
+	uint32_t a = w[0] >> 5, b = w[1] >> 6;
+	return ((double)a * 67108864.0 + (double)b) * (1.0 / 9007199254740992.0);
+}
+
+static inline double hat(double t, double c, double eps) {
+	double a = 1.0 - 3.0 * fabs(t - c);
+	return (a > 0.0 ? a : 0.0) + eps; // max(0.0, a) for a finite a
+}
+
+static inline int sign_bit(double x) {
+	uint64_t b;
+	memcpy(&b, &x, 8);
+	return (int)(b >> 63);
+}
+
+// cc_draw is drawEvents from st, on the outputs w[0:nw] of the stream
+// (w[st->pos] the next), for at most max_events events. It returns when
+// the section is done, when an event may need more outputs than are left
+// (Go refills and calls again: the event starts over), or when an event's
+// depth needs depth3 (need_exact: Go sets forced and calls again).
+static void cc_draw(cc_draw_state *st, const cc_draw_cfg *c, const uint32_t *w, int64_t nw,
+		const int32_t *res, const uint8_t *vocab, const uint8_t *pos16, const uint8_t *vocab16,
+		cc_event *ev, double *xs, double *us, int64_t max_events) {
+	int64_t pos = st->pos, used = st->used, nev = st->nev, np = st->np, hdr = st->hdr;
+	int cached = st->cached;
+	const uint32_t m = (uint32_t)c->m;
+	const int sh = c->shift;
+	for (int64_t e = 0; e < max_events; e++) {
+		int64_t p = pos;
+		uint32_t v;
+		for (;;) { // randbelow(m)
+			if (p >= nw)
+				goto out;
+			v = w[p++] >> sh;
+			if (v < m)
+				break;
+		}
+		if (p + 10 > nw) // the depth's draw and two pairs
+			goto out;
+		int depth = 3;
+		if (!(nev == 0 && c->force_first)) {
+			double u = rnd(w + p);
+			p += 2;
+			if (st->forced) {
+				depth = st->forced;
+				st->forced = 0;
+			} else {
+				double t = (double)used * c->inv;
+				double w0 = hat(t, 0.0, c->eps), w1 = hat(t, 0.5, c->eps), w2 = hat(t, 1.0, c->eps);
+				double x = u * (w0 + w1 + w2);
+				double c1 = w0, c2 = c1 + w1;
+				if (!(fabs(x - c1) > c->margin && fabs(x - c2) > c->margin)) {
+					st->need_exact = 1;
+					st->u = u;
+					goto out;
+				}
+				depth = 3 - sign_bit(x - c1) - sign_bit(x - c2);
+			}
+		}
+		int64_t cost = 2 + depth;
+		if (used + cost > c->budget) {
+			st->truncated = 1;
+			st->done = 1;
+			pos = p;
+			break;
+		}
+		if (cached) {
+			xs[np] = rnd(w + p) * (2 * M_PI);
+			us[np] = 1.0 - rnd(w + p + 2);
+			p += 4;
+			np++;
+			cached = 0;
+		} else {
+			xs[np] = rnd(w + p) * (2 * M_PI);
+			us[np] = 1.0 - rnd(w + p + 2);
+			xs[np + 1] = rnd(w + p + 4) * (2 * M_PI);
+			us[np + 1] = 1.0 - rnd(w + p + 6);
+			p += 8;
+			np += 2;
+			cached = 1;
+		}
+		ev[nev].atom = (int32_t)v;
+		ev[nev].depth = (int8_t)depth;
+		nev++;
+		used += cost;
+		hdr += pos16[16 * (int64_t)res[v] + 15] + vocab16[16 * (int64_t)vocab[v] + 15];
+		pos = p;
+	}
+out:
+	st->pos = pos;
+	st->used = used;
+	st->nev = nev;
+	st->np = np;
+	st->hdr = hdr;
+	st->cached = cached;
+}
+
+typedef struct {
+	double sig[3], tol[3];
+	int64_t z0, nev;
+} cc_write_cfg;
+
+typedef struct {
+	int64_t k, out, distinct, tokens;
+	int64_t counts[3];
+} cc_write_state;
+
+// cc_write is writeEvents for max_depth 3 (scale 1, clamp 999) from event
+// st->k, for at most max_events events, into out at st->out. dig[n] holds
+// the digits of n in 0..999 (hundreds, tens, ones) in 16-bit lanes. It
+// stops early at an event with a value outside [0, 999] after the clamp (a
+// NaN), which Go's loop then writes as it does.
+static void cc_write(cc_write_state *st, const cc_write_cfg *c, const cc_event *ev, const double *zs,
+		const double *xs, const double *us, const double *placed, const int32_t *res, const uint8_t *vocab,
+		const uint64_t *dig,
+		const uint8_t *pos16, const uint8_t *vocab16, const uint8_t *xyz16, uint8_t *out, uint8_t *mentioned,
+		int64_t max_events) {
+	int64_t k = st->k, o = st->out, distinct = st->distinct, tokens = st->tokens;
+	int64_t end = k + max_events < c->nev ? k + max_events : c->nev;
+	for (; k < end; k++) {
+		int32_t a = ev[k].atom;
+		int dep = ev[k].depth;
+		double s = c->sig[dep - 1], tol = c->tol[dep - 1];
+		int64_t zi = c->z0 + 3 * k;
+		const double *p = placed + 3 * (int64_t)a;
+		int n[3];
+		for (int j = 0; j < 3; j++) {
+			double v = p[j] + (0.0 + zs[zi + j] * s);
+			double vc = v;
+			if (vc < 0)
+				vc = 0;
+			if (vc > 999.0)
+				vc = 999.0;
+			double r = (vc + 0x1p52) - 0x1p52;
+			if (!(0.5 - fabs(vc - r) > tol + 0x1p-30)) {
+				int64_t q = zi + j;
+				double g = sqrt(-2.0 * log(us[q / 2]));
+				double z = (q & 1) ? sin(xs[q / 2]) * g : cos(xs[q / 2]) * g;
+				v = p[j] + (0.0 + z * s);
+				if (!(v == v))
+					goto out; // NaN: Go's loop writes it
+				vc = v > 0.0 ? v : 0.0;
+				vc = vc < 999.0 ? vc : 999.0;
+				r = (vc + 0x1p52) - 0x1p52;
+			}
+			n[j] = (int)r;
+		}
+		const uint8_t *pt = pos16 + 16 * (int64_t)res[a];
+		memcpy(out + o, pt, 16);
+		o += pt[15];
+		const uint8_t *vt = vocab16 + 16 * (int64_t)vocab[a];
+		memcpy(out + o, vt, 16);
+		o += vt[15];
+		// the three tokens' indices, one per 16-bit lane (each < 1000)
+		uint64_t ix = 100 * dig[n[0]] + 10 * dig[n[1]] + dig[n[2]];
+		int64_t i1 = ix & 0xffff, i2 = ix >> 16 & 0xffff, i3 = ix >> 32;
+		memcpy(out + o, xyz16 + 16 * i1, 16);
+		memcpy(out + o + 10, xyz16 + 16 * i2, 16);
+		memcpy(out + o + 20, xyz16 + 16 * i3, 16);
+		o += 10 * dep;
+		tokens += 2 + dep;
+		st->counts[dep - 1]++;
+		distinct += !mentioned[a];
+		mentioned[a] = 1;
+	}
+out:
+	st->k = k;
+	st->out = o;
+	st->distinct = distinct;
+	st->tokens = tokens;
+}
+*/
+import "C"
+
+import (
+	"math/bits"
+	"unsafe"
+
+	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
+)
+
+// kernelOK: the C kernels are built in.
+const kernelOK = true
+
+// Kernel chunk sizes: each call stays near 10 µs.
+const (
+	drawChunk  = 256
+	writeChunk = 512
+)
+
+// streamLen is the stream buffer's outputs (tests shorten it, so that
+// refills and growth happen in every event).
+var streamLen = 4096
+
+// cc_event must be event's layout.
+var (
+	_ = [1]int{}[unsafe.Sizeof(event{})-unsafe.Sizeof(C.cc_event{})]
+	_ = [1]int{}[unsafe.Offsetof(event{}.depth)-unsafe.Offsetof(C.cc_event{}.depth)]
+)
+
+// digitLanes[n] is n's hundreds, tens and ones digits in 16-bit lanes
+// (cc_write's dig).
+var digitLanes = func() *[1000]uint64 {
+	var t [1000]uint64
+	for n := range t {
+		t[n] = uint64(n/100) | uint64(n/10%10)<<16 | uint64(n%10)<<32
+	}
+	return &t
+}()
+
+// kernelScratch is the C kernels' memory in a Generator.
+type kernelScratch struct {
+	stream []uint32
+	pos16  []coordfront.Tok16 // residue -> its position token
+}
+
+// posTokens fills g's residue position tokens for f.
+func (g *Generator) posTokens(f *coordfront.Front) []coordfront.Tok16 {
+	t := grow(g.k.pos16, f.L)
+	for r := range t {
+		t[r] = *coordfront.Position16(f.Pos(r))
+	}
+	g.k.pos16 = t
+	return t
+}
+
+// drawEventsC is drawEvents for max_depth 3 in C (cc_draw). It draws the
+// stream's outputs ahead in blocks (pyrandom.Rand.Fill), so it leaves the
+// generator past the section's draws: nothing draws after them.
+func (g *Generator) drawEventsC(f *coordfront.Front, cfg Config, budget int) section {
+	m := len(f.Placed)
+	pos16 := g.posTokens(f)
+	k3 := newKernel3(budget, cfg.DepthKernelEpsilon)
+	c := C.cc_draw_cfg{m: C.int64_t(m), budget: C.int64_t(budget), shift: C.int32_t(32 - bits.Len32(uint32(m))),
+		inv: C.double(k3.inv), eps: C.double(k3.eps), margin: C.double(k3.margin)}
+	if cfg.ForceFullPrecisionFirstEvent {
+		c.force_first = 1
+	}
+	// every event takes three tokens or more
+	maxEv := budget/3 + 1
+	if cap(g.events) < maxEv {
+		g.events = make([]event, 0, maxEv)
+	}
+	if need := len(g.xs) + 2*maxEv + 2; cap(g.xs) < need {
+		g.xs = append(make([]float64, 0, need), g.xs...)
+		g.us = append(make([]float64, 0, need), g.us...)
+	}
+	ev, xs, us := g.events[:maxEv], g.xs[:cap(g.xs)], g.us[:cap(g.us)]
+	st := C.cc_draw_state{np: C.int64_t(len(g.xs))}
+	if _, ok := f.Normals.Cached(); ok {
+		st.cached = 1
+	}
+	if len(g.k.stream) != streamLen {
+		g.k.stream = make([]uint32, streamLen)
+	}
+	w := g.k.stream
+	f.Rand.Fill(w)
+	res, vocab, v16 := f.Atoms.Res, f.Atoms.Vocab, coordfront.Vocab16s()
+	for {
+		nev := st.nev
+		C.cc_draw(&st, &c, (*C.uint32_t)(&w[0]), C.int64_t(len(w)), (*C.int32_t)(&res[0]), (*C.uint8_t)(&vocab[0]),
+			(*C.uint8_t)(&pos16[0][0]), (*C.uint8_t)(&v16[0][0]), (*C.cc_event)(unsafe.Pointer(&ev[0])),
+			(*C.double)(&xs[0]), (*C.double)(&us[0]), drawChunk)
+		switch {
+		case st.done != 0:
+			g.events, g.xs, g.us, g.k.stream = ev[:st.nev], xs[:st.np], us[:st.np], w
+			return section{used: int(st.used), hdrBytes: int(st.hdr), truncated: st.truncated != 0}
+		case st.need_exact != 0:
+			st.need_exact = 0
+			st.forced = C.int32_t(depth3(float64(st.u), float64(st.used)/float64(budget), k3.eps))
+		case st.pos == 0 && st.nev == nev:
+			// an event needs more outputs than the buffer holds (randbelow
+			// redrawing thousands of times): a longer buffer
+			w = append(w, make([]uint32, len(w))...)
+			f.Rand.Fill(w[len(w)/2:])
+		case int(st.pos) > len(w)/2 || st.nev == nev || st.pos+16 > C.int64_t(len(w)):
+			// keep the unread outputs, draw the rest anew
+			n := copy(w, w[st.pos:])
+			f.Rand.Fill(w[n:])
+			st.pos = 0
+		}
+	}
+}
+
+// writeEventsC writes g's events for max_depth 3 in C (cc_write) and
+// returns how many it wrote: all, unless one has a value Go must write.
+func (g *Generator) writeEventsC(wr *writing, w *coordfront.Writer, d *Document) int {
+	f, nev := wr.f, len(g.events)
+	if nev == 0 {
+		return 0
+	}
+	var c C.cc_write_cfg
+	for k := range 3 {
+		c.sig[k], c.tol[k] = C.double(wr.sigmas[k]), C.double(wr.tols[k])
+	}
+	c.z0, c.nev = C.int64_t(wr.z0), C.int64_t(nev)
+	st := C.cc_write_state{out: C.int64_t(len(w.Buf))}
+	pos16, v16, x16 := g.k.pos16, coordfront.Vocab16s(), coordfront.XYZ16s()
+	res, vocab := f.Atoms.Res, f.Atoms.Vocab
+	buf := w.Buf[:cap(w.Buf)]
+	mentioned := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(g.mentioned))), len(g.mentioned))
+	for {
+		k0 := st.k
+		C.cc_write(&st, &c, (*C.cc_event)(unsafe.Pointer(&g.events[0])), (*C.double)(&g.zs[0]), (*C.double)(&g.xs[0]),
+			(*C.double)(&g.us[0]), (*C.double)(&f.Placed[0][0]), (*C.int32_t)(&res[0]), (*C.uint8_t)(&vocab[0]),
+			(*C.uint64_t)(&digitLanes[0]), (*C.uint8_t)(&pos16[0][0]), (*C.uint8_t)(&v16[0][0]), (*C.uint8_t)(&x16[0][0]), (*C.uint8_t)(&buf[0]),
+			(*C.uint8_t)(&mentioned[0]), writeChunk)
+		if st.k == C.int64_t(nev) || st.k-k0 < writeChunk {
+			break
+		}
+	}
+	w.Buf = w.Buf[:st.out]
+	w.Tokens += int(st.tokens)
+	for j := range 3 {
+		d.DepthCounts[j] += int(st.counts[j])
+	}
+	d.NumDistinctAtomsMentioned += int(st.distinct)
+	return int(st.k)
+}
