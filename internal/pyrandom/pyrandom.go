@@ -207,6 +207,25 @@ func (r *Rand) Fill(dst []uint32) {
 	}
 }
 
+// Window returns the next raw 32-bit outputs that the current block holds
+// (at least one: a new block is generated when it is used up), without
+// consuming them: they are what the next Uint32 calls return. Advance
+// consumes them. The slice is valid until the generator is used again.
+func (r *Rand) Window() []uint32 {
+	if r.mti >= n {
+		r.generate()
+	}
+	return r.out[r.mti:]
+}
+
+// Advance consumes the first k outputs of Window (0 <= k <= its length).
+func (r *Rand) Advance(k int) {
+	if k < 0 || r.mti+k > n {
+		panic(fmt.Sprintf("pyrandom: Advance(%d) past the %d outputs of the window", k, n-r.mti))
+	}
+	r.mti += k
+}
+
 // Skip advances the generator by k raw 32-bit outputs (k calls of Uint32,
 // their values discarded): whole blocks are still generated, but no output
 // is read. It panics if k is negative.

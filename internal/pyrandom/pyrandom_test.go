@@ -400,3 +400,25 @@ func TestFill(t *testing.T) {
 		}
 	}
 }
+
+// TestWindow: Window shows the outputs Uint32 returns next, and Advance
+// consumes them, across blocks.
+func TestWindow(t *testing.T) {
+	a, b := New(99), New(99)
+	for i := range 400 {
+		w := b.Window()
+		if len(w) == 0 {
+			t.Fatal("empty window")
+		}
+		k := min(len(w), (i*41)%97)
+		for j := range k {
+			if want := a.Uint32(); w[j] != want {
+				t.Fatalf("window %d, output %d: %#x, Uint32 %#x", i, j, w[j], want)
+			}
+		}
+		b.Advance(k)
+		if x, y := a.Random(), b.Random(); x != y {
+			t.Fatalf("after window %d: random() %v vs %v", i, x, y)
+		}
+	}
+}

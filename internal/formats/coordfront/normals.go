@@ -101,6 +101,13 @@ func (n *Normals) Skip(k int) {
 	n.R.Skip(4 * pairs)
 }
 
+// Restore sets the cached pair's draws as Cached reported them, for
+// kernels that take a Normals' draws from the Rand's outputs themselves
+// and hand the stream back.
+func (n *Normals) Restore(d Draw, cached bool) {
+	n.cx, n.cu, n.cached = d.X, d.U, cached
+}
+
 // Cached returns the draws of the pair whose second value gauss() has
 // cached, if it has one: the next Next returns it with Second set.
 func (n *Normals) Cached() (Draw, bool) {

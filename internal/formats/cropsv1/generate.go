@@ -107,7 +107,7 @@ type Generator struct {
 	included   []member
 	counts     []float64
 	nbs        [][3]int
-	cands      [][]int32 // pass 2: the candidate atoms of a crop, by box
+	flat       []int32 // pass 2: the candidate atoms of a crop, in order
 	approx     coordfront.ApproxCache
 	picks      []int32   // pass 1's atoms
 	xs, us, zs []float64 // pass 1's Gaussian pairs and values
@@ -181,3 +181,7 @@ func (d *Document) Metadata() map[string]any {
 		"trans_x": d.Trans[0], "trans_y": d.Trans[1], "trans_z": d.Trans[2], "truncated": d.Truncated,
 	}
 }
+
+// useKernel selects the C kernel where it is built in (kernelOK); tests
+// turn it off to run the Go loop it is checked against.
+var useKernel = true

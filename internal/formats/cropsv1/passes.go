@@ -125,7 +125,106 @@ func neighbors(dst [][3]int, b [3]int) [][3]int {
 
 type member struct {
 	atom int32
-	n    [3]int // the noised position in tenths
+	n    [3]int32 // the noised position in tenths
+}
+
+// cropBox is what deciding a crop's members needs: its box, the values
+// each axis of the box holds (widened by 1e-6 for the roundings of v*10
+// and of its noise), the noise and the keep probability.
+type cropBox struct {
+	bb       [3]int
+	lo, hi   [3]float64
+	flo, fhi [3]float64 // farther than these, no draw can reach the box
+	sigma    float64
+	s2       float64 // the cheap bound's 2 sigma^2, with room
+	tol      float64 // the approximate noise's error bound, in tenths
+	keep     float64
+}
+
+func newCropBox(bb [3]int, sigma, keep float64) cropBox {
+	cb := cropBox{bb: bb, sigma: sigma, tol: noiseTol(sigma), keep: keep}
+	for j := range 3 {
+		cb.lo[j], cb.hi[j] = float64(10*bb[j])-0.05-1e-6, float64(10*bb[j])+9.95+1e-6
+		if bb[j] == 0 {
+			cb.lo[j] = math.Inf(-1)
+		}
+		if bb[j] == grid-1 {
+			cb.hi[j] = math.Inf(1)
+		}
+	}
+	// |gauss(0, sigma)|^2 <= sigma^2 * 2*ln(1/u) <= sigma^2 * 2*(1-u)/u
+	// (ln y <= y - 1), with room for the libm's and the products' ulps
+	cb.s2 = 2 * sigma * sigma * (1 + 1e-9)
+	// a candidate farther than 8.6 sigma from the box on some axis cannot
+	// reach it whatever its draws (|gauss(0, 1)| < 8.58 as u >= 2^-53)
+	for j := range 3 {
+		cb.flo[j], cb.fhi[j] = cb.lo[j]-8.6*sigma, cb.hi[j]+8.6*sigma
+	}
+	return cb
+}
+
+// far reports whether p lies too far from the box for any draw.
+func (cb *cropBox) far(p *[3]float64) bool {
+	return p[0] < cb.flo[0] || p[0] > cb.fhi[0] || p[1] < cb.flo[1] || p[1] > cb.fhi[1] || p[2] < cb.flo[2] || p[2] > cb.fhi[2]
+}
+
+// candidates appends to included the members of the crop of cb among
+// the candidate atoms flat, in order: each far candidate's three
+// Gaussians are only counted, and skipped in bulk before the next
+// candidate that needs its draws (or the keep draw).
+func (g *Generator) candidates(f *coordfront.Front, cb *cropBox, flat []int32, included []member) []member {
+	skip := 0
+	for _, ai := range flat {
+		if cb.far(&f.Placed[ai]) {
+			skip += 3
+			continue
+		}
+		f.Normals.Skip(skip)
+		skip = 0
+		if m, ok := g.candidate(f, cb, ai); ok {
+			included = append(included, m)
+		}
+	}
+	f.Normals.Skip(skip)
+	return included
+}
+
+// candidate takes atom ai's three Gaussians and, if its noised point
+// falls in the box, the keep draw: the cheap bound on all three axes
+// first, then the values, first on the axes where the atom lies outside
+// the box (the likeliest to leave it out), then on the others.
+func (g *Generator) candidate(f *coordfront.Front, cb *cropBox, ai int32) (member, bool) {
+	p := &f.Placed[ai]
+	ds := f.Normals.Next3()
+	var outside [3]bool
+	for j := range 3 {
+		d := 0.0
+		if p[j] < cb.lo[j] {
+			d = cb.lo[j] - p[j]
+		} else if p[j] > cb.hi[j] {
+			d = p[j] - cb.hi[j]
+		}
+		if u := ds[j].U; d > 0 && cb.s2*(1-u) < d*d*u { // u > 0
+			return member{}, false // its noise cannot reach the box
+		}
+		outside[j] = d > 0
+	}
+	var n [3]int32
+	for _, out := range [2]bool{true, false} {
+		for j := range 3 {
+			if outside[j] != out {
+				continue
+			}
+			n[j] = int32(noisedTenths(p[j], cb.sigma, cb.tol, ds[j], &g.approx))
+			if int(n[j])/100 != cb.bb[j] {
+				return member{}, false
+			}
+		}
+	}
+	if f.Rand.Random() >= cb.keep {
+		return member{}, false
+	}
+	return member{ai, n}, true
 }
 
 // pass2 writes the crops until a 3-token header no longer fits the budget,
@@ -193,90 +292,17 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 		d.NumCrops++
 
 		nbs = neighbors(nbs[:0], bb)
-		included = included[:0]
-		tol := noiseTol(sigma)
-		// the values each axis of the box holds (widened by 1e-6 for the
-		// roundings of v*10 and of its noise)
-		var lo, hi [3]float64
-		for j := range 3 {
-			lo[j], hi[j] = float64(10*bb[j])-0.05-1e-6, float64(10*bb[j])+9.95+1e-6
-			if bb[j] == 0 {
-				lo[j] = math.Inf(-1)
-			}
-			if bb[j] == grid-1 {
-				hi[j] = math.Inf(1)
-			}
-		}
-		// a candidate farther than 8.6 sigma from the box on some axis
-		// cannot reach it whatever its draws (|gauss(0, 1)| < 8.58 as
-		// u >= 2^-53): its three Gaussians are only counted, and skipped in
-		// bulk before the next candidate that needs its draws (or the keep
-		// draw). For the others,
-		// |gauss(0, sigma)|^2 <= sigma^2 * 2*ln(1/u) <= sigma^2 * 2*(1-u)/u
-		// (ln y <= y - 1), with room for the libm's and the products' ulps
-		s2 := 2 * sigma * sigma * (1 + 1e-9)
-		// a candidate farther than maxNoise from the box on some axis cannot
-		// reach it whatever its draws (|gauss(0, 1)| < 8.58 as u >= 2^-53):
-		// its three Gaussians are only counted, and skipped in bulk before
-		// the next candidate that needs its draws (or the keep draw)
-		var flo, fhi [3]float64
-		for j := range 3 {
-			flo[j], fhi[j] = lo[j]-8.6*sigma, hi[j]+8.6*sigma
-		}
-		skip := 0
-		cands := append(g.cands[:0], cells.atoms(bb))
+		cb := newCropBox(bb, sigma, cfg.KeepProb)
+		flat := append(g.flat[:0], cells.atoms(bb)...)
 		for _, nb := range nbs {
-			if a := cells.atoms(nb); len(a) > 0 {
-				cands = append(cands, a)
-			}
+			flat = append(flat, cells.atoms(nb)...)
 		}
-		g.cands = cands
-		for _, atoms := range cands {
-		candidate:
-			for _, ai := range atoms {
-				p := &f.Placed[ai]
-				if p[0] < flo[0] || p[0] > fhi[0] || p[1] < flo[1] || p[1] > fhi[1] || p[2] < flo[2] || p[2] > fhi[2] {
-					skip += 3
-					continue
-				}
-				f.Normals.Skip(skip)
-				skip = 0
-				ds := f.Normals.Next3()
-				// the cheap bound on all three axes first, then the values:
-				// first on the axes where the atom lies outside the box
-				// (the likeliest to leave it out), then on the others
-				var outside [3]bool
-				for j := range 3 {
-					d := 0.0
-					if p[j] < lo[j] {
-						d = lo[j] - p[j]
-					} else if p[j] > hi[j] {
-						d = p[j] - hi[j]
-					}
-					if u := ds[j].U; d > 0 && s2*(1-u) < d*d*u { // u > 0
-						continue candidate // its noise cannot reach the box
-					}
-					outside[j] = d > 0
-				}
-				var n [3]int
-				for _, out := range [2]bool{true, false} {
-					for j := range 3 {
-						if outside[j] != out {
-							continue
-						}
-						n[j] = noisedTenths(p[j], sigma, tol, ds[j], &g.approx)
-						if n[j]/100 != bb[j] {
-							continue candidate
-						}
-					}
-				}
-				if r.Random() >= cfg.KeepProb {
-					continue
-				}
-				included = append(included, member{ai, n})
-			}
+		g.flat = flat
+		if kernelOK && useKernel {
+			included = g.candidatesC(f, &cb, flat, included[:0])
+		} else {
+			included = g.candidates(f, &cb, flat, included[:0])
 		}
-		f.Normals.Skip(skip)
 		pyrandom.Shuffle(r, included)
 		emitted := 0
 		truncated := false
@@ -285,7 +311,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 				truncated = true
 				break
 			}
-			n := in.n
+			n := [3]int{int(in.n[0]), int(in.n[1]), int(in.n[2])}
 			w.Put(coordfront.Position16(f.Pos(int(f.Atoms.Res[in.atom]))))
 			w.Put(f.Atoms.Atom16(int(in.atom)))
 			w.Put(coordfront.XYZ16(100*(n[0]/10%10) + 10*(n[1]/10%10) + n[2]/10%10))

@@ -1,0 +1,15 @@
+//go:build !cgo
+
+package cropsv1
+
+import "github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
+
+// kernelOK: without cgo there is no C kernel (and New fails: the format
+// needs the C library's log, sin and cos).
+const kernelOK = false
+
+var windowCap int // as with cgo (TestKernel sets it, then skips)
+
+func (g *Generator) candidatesC(*coordfront.Front, *cropBox, []int32, []member) []member {
+	panic("cropsv1: no C kernel without cgo")
+}
