@@ -12,8 +12,10 @@
 package coordfront
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
@@ -29,7 +31,31 @@ const (
 	FilterTooLong      = "too_long"                // more residues than position indices
 	FilterSequenceRoom = "sequence_exceeds_budget" // frame + sequence section exceed the context
 	FilterCube         = "too_large_for_cube"      // the rotated span exceeds cube_size - 2*cube_margin
+	// ReasonNonFinite is not a filter: an eligible atom's coordinate is
+	// NaN or infinite (mmCIF's '?' and '.' read as NaN, as gemmi reads
+	// them), where the reference's round() raises ValueError, which its
+	// drivers catch as the file's error. Build returns it and the
+	// formats turn it into that error (NonFinite).
+	ReasonNonFinite = "non_finite_coordinate"
 )
+
+// NonFinite is the error of a structure whose eligible atom b (the first:
+// Atoms.Bad, Scratch.Bad) has a NaN or infinite coordinate; it wraps
+// derrors.ErrPermanent.
+func NonFinite(format, entryID string, b BadAtom) error {
+	return derrors.Permanent(fmt.Errorf("%s(%s): atom %s of residue %s %d has a non-finite coordinate (%v, %v, %v): "+
+		"the reference's round() raises ValueError", format, entryID, b.Name, b.Chain, b.Num, b.X, b.Y, b.Z))
+}
+
+// Bad is the atom of the last Build's ReasonNonFinite.
+func (s *Scratch) Bad() BadAtom { return s.atoms.Bad }
+
+// BadAtom names an atom with a non-finite coordinate.
+type BadAtom struct {
+	Name, Chain string
+	Num         int
+	X, Y, Z     float64
+}
 
 // vocabNames are the 37 atom names the formats' vocabulary has.
 const vocabNames = "C CA CB CD CD1 CD2 CE CE1 CE2 CE3 CG CG1 CG2 CH2 CZ CZ2 CZ3 " +
@@ -147,6 +173,10 @@ type Atoms struct {
 	Vocab  []uint8      // its name's index in the vocabulary (Name, Atom16)
 	Coord  [][3]float64 // its coordinates, as read
 	Joined int          // residues that got at least one atom
+	// Bad is the first atom with a non-finite coordinate, when
+	// NonFiniteAt is true.
+	Bad         BadAtom
+	NonFiniteAt bool
 	// DuplicateKeys counts polymer residues of the structure dropped because
 	// an earlier one had the same (chain, number) key (the reference warns).
 	DuplicateKeys int
@@ -252,6 +282,7 @@ func JoinAtoms(st *structure.Structure, a *contactsv1.Analysis) Atoms {
 func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 	out := &s.atoms
 	*out = Atoms{Res: out.Res[:0]}
+	nonFinite := false // some walked atom has a non-finite coordinate
 	vocab, coords, entries := s.vocab[:0], s.coords[:0], s.entries[:0]
 	s.chains = s.chains[:0]
 	if len(st.Models) > 0 {
@@ -277,6 +308,10 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 					seen |= 1 << vi
 					vocab = append(vocab, uint8(vi))
 					coords = append(coords, [3]float64{at.X, at.Y, at.Z})
+					// x - x is 0 for a finite x, NaN otherwise
+					if d := (at.X - at.X) + (at.Y - at.Y) + (at.Z - at.Z); d != 0 {
+						nonFinite = true
+					}
 				}
 				if len(vocab) == from {
 					continue
@@ -330,6 +365,16 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 		out.Vocab, out.Coord = vocab[:pos:pos], coords[:pos:pos]
 	} else {
 		out.Vocab, out.Coord = ov, oc
+	}
+	if nonFinite { // then only if a joined atom is one
+		for i, c := range out.Coord {
+			if d := (c[0] - c[0]) + (c[1] - c[1]) + (c[2] - c[2]); d != 0 {
+				r := out.Res[i]
+				out.NonFiniteAt = true
+				out.Bad = BadAtom{Name: out.Name(i), Chain: a.ResChain[r], Num: int(a.ResNum[r]), X: c[0], Y: c[1], Z: c[2]}
+				break
+			}
+		}
 	}
 }
 

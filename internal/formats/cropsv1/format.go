@@ -117,6 +117,9 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 	}
 	defer f.gens.Put(g)
 	d, filtered := g.Generate(in.Structure, a, id, f.cfg)
+	if filtered == coordfront.ReasonNonFinite {
+		return format.Result{}, coordfront.NonFinite(Name, id, g.front.Bad())
+	}
 	if d == nil {
 		return format.Result{Filtered: filtered}, nil
 	}
