@@ -1,13 +1,11 @@
 package ccoordv1
 
 import (
-	"path/filepath"
-	"reflect"
 	"testing"
 
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordgolden"
-	"github.com/foldcorpus/foldcorpus/internal/mmcif"
-	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
 // TestKernels: the C kernels (drawEventsC, writeEventsC) give the Go
@@ -38,47 +36,27 @@ func TestKernels(t *testing.T) {
 		}},
 		{name: "tiny budget", cfg: func(c *Config) { c.Front.ContextLength = 1200 }},
 	}
-	lines := coordgolden.Load(t, golden)
-	dir := testcorpus.Dir(t)
 	docs := 0
 	for _, su := range setups {
 		cfg := DefaultConfig()
 		su.cfg(&cfg)
 		goGen, cGen := new(Generator), new(Generator)
-		for _, l := range lines {
-			if l.Analysis == nil || l.Outcome != "document" {
-				continue
-			}
-			st, err := mmcif.ReadFile(filepath.Join(dir, l.File))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, suffix := range []string{"", "-b", "-c"} {
-				id := l.ID() + suffix
-				useKernel, marginFloor, tolFloor = false, su.margin, su.tol
-				want, wf := goGen.Generate(st, l.Analysis, id, cfg)
-				useKernel = true
+		docs += coordgolden.SameDocuments(t, golden, su.name, func(st *structure.Structure, a *contactsv1.Analysis, id string, kernel bool) coordgolden.Pair {
+			g := goGen
+			useKernel, marginFloor, tolFloor = kernel, su.margin, su.tol
+			if kernel {
+				g = cGen
 				if su.stream > 0 {
 					streamLen = su.stream
 				}
-				got, gf := cGen.Generate(st, l.Analysis, id, cfg)
-				useKernel, marginFloor, tolFloor, streamLen = true, 0, 0, 4096
-				if wf != gf {
-					t.Fatalf("%s, %s: filtered %q by Go, %q by C", su.name, id, wf, gf)
-				}
-				if want == nil {
-					continue
-				}
-				docs++
-				if got.Text != want.Text {
-					t.Fatalf("%s, %s: the C kernels' document differs from Go's\n%s", su.name, id, coordgolden.FirstDiff(got.Text, want.Text))
-				}
-				if !reflect.DeepEqual(got, want) {
-					got.Text, want.Text = "", ""
-					t.Fatalf("%s, %s: the metadata differ\nC:  %+v\nGo: %+v", su.name, id, *got, *want)
-				}
 			}
-		}
+			defer func() { useKernel, marginFloor, tolFloor, streamLen = true, 0, 0, 4096 }()
+			d, filtered := g.Generate(st, a, id, cfg)
+			if d == nil {
+				return coordgolden.Pair{Filtered: filtered}
+			}
+			return coordgolden.Pair{Text: d.Text, Doc: *d}
+		})
 	}
 	t.Logf("%d documents compared", docs)
 }

@@ -1,13 +1,11 @@
 package cropsv1
 
 import (
-	"path/filepath"
-	"reflect"
 	"testing"
 
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordgolden"
-	"github.com/foldcorpus/foldcorpus/internal/mmcif"
-	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
 // TestKernel: the C kernel (candidatesC) gives the Go loop's documents,
@@ -33,44 +31,24 @@ func TestKernel(t *testing.T) {
 		{name: "all pass 2", cfg: func(c *Config) { c.FineReserve, c.Pass1Sigma = 100000, 0.3 }, window: 200},
 		{name: "short context", cfg: func(c *Config) { c.Front.ContextLength, c.FineReserve = 3000, 1500 }},
 	}
-	lines := coordgolden.Load(t, golden)
-	dir := testcorpus.Dir(t)
 	docs := 0
 	for _, su := range setups {
 		cfg := DefaultConfig()
 		su.cfg(&cfg)
 		goGen, cGen := new(Generator), new(Generator)
-		for _, l := range lines {
-			if l.Analysis == nil || l.Outcome != "document" {
-				continue
+		docs += coordgolden.SameDocuments(t, golden, su.name, func(st *structure.Structure, a *contactsv1.Analysis, id string, kernel bool) coordgolden.Pair {
+			g := goGen
+			useKernel = kernel
+			if kernel {
+				g, windowCap = cGen, su.window
 			}
-			st, err := mmcif.ReadFile(filepath.Join(dir, l.File))
-			if err != nil {
-				t.Fatal(err)
+			defer func() { useKernel, windowCap = true, 0 }()
+			d, filtered := g.Generate(st, a, id, cfg)
+			if d == nil {
+				return coordgolden.Pair{Filtered: filtered}
 			}
-			for _, suffix := range []string{"", "-b", "-c"} {
-				id := l.ID() + suffix
-				useKernel = false
-				want, wf := goGen.Generate(st, l.Analysis, id, cfg)
-				useKernel, windowCap = true, su.window
-				got, gf := cGen.Generate(st, l.Analysis, id, cfg)
-				windowCap = 0
-				if wf != gf {
-					t.Fatalf("%s, %s: filtered %q by Go, %q by C", su.name, id, wf, gf)
-				}
-				if want == nil {
-					continue
-				}
-				docs++
-				if got.Text != want.Text {
-					t.Fatalf("%s, %s: the C kernel's document differs from Go's\n%s", su.name, id, coordgolden.FirstDiff(got.Text, want.Text))
-				}
-				if !reflect.DeepEqual(got, want) {
-					got.Text, want.Text = "", ""
-					t.Fatalf("%s, %s: the metadata differ\nC:  %+v\nGo: %+v", su.name, id, *got, *want)
-				}
-			}
-		}
+			return coordgolden.Pair{Text: d.Text, Doc: *d}
+		})
 	}
 	t.Logf("%d documents compared", docs)
 }

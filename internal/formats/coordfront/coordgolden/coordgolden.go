@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -324,4 +325,50 @@ func CPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Pair is one document as a differential test compares it: its text,
+// the whole generated value (compared with reflect.DeepEqual), or the
+// filter reason.
+type Pair struct {
+	Text     string
+	Doc      any
+	Filtered string
+}
+
+// SameDocuments generates the structure of every golden line name that
+// has a document and an analysis record, under three seeds each (the
+// entry id, then it with "-b" and "-c"), with gen's two variants
+// (variant false: the reference implementation, true: the one checked
+// against it), and fails at the first document whose text or value
+// differ. It returns the number of documents compared.
+func SameDocuments(t *testing.T, name, setup string, gen func(st *structure.Structure, a *contactsv1.Analysis, entryID string, variant bool) Pair) int {
+	t.Helper()
+	dir := testcorpus.Dir(t)
+	docs := 0
+	for _, l := range Load(t, name) {
+		if l.Analysis == nil || l.Outcome != "document" {
+			continue
+		}
+		st, err := mmcif.ReadFile(filepath.Join(dir, l.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, suffix := range []string{"", "-b", "-c"} {
+			id := l.ID() + suffix
+			want, got := gen(st, l.Analysis, id, false), gen(st, l.Analysis, id, true)
+			switch {
+			case want.Filtered != got.Filtered:
+				t.Fatalf("%s, %s: filtered %q, and %q by the variant", setup, id, want.Filtered, got.Filtered)
+			case want.Filtered != "":
+				continue
+			case got.Text != want.Text:
+				t.Fatalf("%s, %s: the variant's document differs\n%s", setup, id, FirstDiff(got.Text, want.Text))
+			case !reflect.DeepEqual(got.Doc, want.Doc):
+				t.Fatalf("%s, %s: the variant's metadata differ\nvariant:   %+v\nreference: %+v", setup, id, got.Doc, want.Doc)
+			}
+			docs++
+		}
+	}
+	return docs
 }
