@@ -3,7 +3,7 @@
 package ccoordv1
 
 /*
-#cgo CFLAGS: -O2 -fno-builtin-log -fno-builtin-sin -fno-builtin-cos
+#cgo CFLAGS: -O2 -fno-builtin-log -fno-builtin-sin -fno-builtin-cos -I${SRCDIR}/../../pyrandom
 #cgo LDFLAGS: -lm
 // no contraction of a*b+c into an FMA (cgo refuses -ffp-contract=off;
 // the build targets no FMA instructions either)
@@ -11,6 +11,7 @@ package ccoordv1
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
+#include "draws.h"
 
 // The coordinate section's two loops for max_depth 3 (generate.go's
 // drawEvents and writeEvents), the same operations in the same order:
@@ -42,11 +43,6 @@ typedef struct {
 	double u;
 } cc_draw_state;
 
-// rnd is random() from two outputs.
-static inline double rnd(const uint32_t *w) {
-	uint32_t a = w[0] >> 5, b = w[1] >> 6;
-	return ((double)a * 67108864.0 + (double)b) * (1.0 / 9007199254740992.0);
-}
 
 static inline double hat(double t, double c, double eps) {
 	double a = 1.0 - 3.0 * fabs(t - c);
@@ -85,7 +81,7 @@ static void cc_draw(cc_draw_state *st, const cc_draw_cfg *c, const uint32_t *w, 
 			goto out;
 		int depth = 3;
 		if (!(nev == 0 && c->force_first)) {
-			double u = rnd(w + p);
+			double u = py_random(w + p);
 			p += 2;
 			if (st->forced) {
 				depth = st->forced;
@@ -111,16 +107,16 @@ static void cc_draw(cc_draw_state *st, const cc_draw_cfg *c, const uint32_t *w, 
 			break;
 		}
 		if (cached) {
-			xs[np] = rnd(w + p) * (2 * M_PI);
-			us[np] = 1.0 - rnd(w + p + 2);
+			xs[np] = py_gauss_x(w + p);
+			us[np] = py_gauss_u(w + p);
 			p += 4;
 			np++;
 			cached = 0;
 		} else {
-			xs[np] = rnd(w + p) * (2 * M_PI);
-			us[np] = 1.0 - rnd(w + p + 2);
-			xs[np + 1] = rnd(w + p + 4) * (2 * M_PI);
-			us[np + 1] = 1.0 - rnd(w + p + 6);
+			xs[np] = py_gauss_x(w + p);
+			us[np] = py_gauss_u(w + p);
+			xs[np + 1] = py_gauss_x(w + p + 4);
+			us[np + 1] = py_gauss_u(w + p + 4);
 			p += 8;
 			np += 2;
 			cached = 1;

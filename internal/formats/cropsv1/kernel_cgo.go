@@ -3,13 +3,14 @@
 package cropsv1
 
 /*
-#cgo CFLAGS: -O2 -fno-builtin-log -fno-builtin-sin -fno-builtin-cos
+#cgo CFLAGS: -O2 -fno-builtin-log -fno-builtin-sin -fno-builtin-cos -I${SRCDIR}/../../pyrandom
 #cgo LDFLAGS: -lm
 // no contraction of a*b+c into an FMA (cgo refuses -ffp-contract=off;
 // the build targets no FMA instructions either)
 #pragma GCC optimize("fp-contract=off")
 #include <stdint.h>
 #include <math.h>
+#include "draws.h"
 
 // cr_cands is passes.go's candidates loop (candidate for each atom that is
 // not far), on a window of the Rand's outputs: the same draws, and the
@@ -41,10 +42,6 @@ typedef struct {
 	int32_t n[3];
 } cr_member; // passes.go's member
 
-static inline double rnd(const uint32_t *w) {
-	uint32_t a = w[0] >> 5, b = w[1] >> 6;
-	return ((double)a * 67108864.0 + (double)b) * (1.0 / 9007199254740992.0);
-}
 
 static void cr_cands(cr_state *st, const cr_cfg *c, const uint32_t *w, int64_t nw, const int32_t *cand,
 		const double *placed, cr_member *inc, int64_t max_cands) {
@@ -77,8 +74,8 @@ static void cr_cands(cr_state *st, const cr_cfg *c, const uint32_t *w, int64_t n
 		}
 		if (s % 2 == 1) {
 			q += 4 * (pairs - 1);
-			qx = rnd(w + q) * (2 * M_PI);
-			qu = 1.0 - rnd(w + q + 2);
+			qx = py_gauss_x(w + q);
+			qu = py_gauss_u(w + q);
 			q += 4;
 			cch = 1;
 		} else {
@@ -87,15 +84,15 @@ static void cr_cands(cr_state *st, const cr_cfg *c, const uint32_t *w, int64_t n
 		double dx[3], du[3];
 		int second[3];
 		if (cch) {
-			double x = rnd(w + q) * (2 * M_PI), u = 1.0 - rnd(w + q + 2);
+			double x = py_gauss_x(w + q), u = py_gauss_u(w + q);
 			q += 4;
 			dx[0] = qx, du[0] = qu, second[0] = 1;
 			dx[1] = x, du[1] = u, second[1] = 0;
 			dx[2] = x, du[2] = u, second[2] = 1;
 			cch = 0;
 		} else {
-			double x1 = rnd(w + q) * (2 * M_PI), u1 = 1.0 - rnd(w + q + 2);
-			double x2 = rnd(w + q + 4) * (2 * M_PI), u2 = 1.0 - rnd(w + q + 6);
+			double x1 = py_gauss_x(w + q), u1 = py_gauss_u(w + q);
+			double x2 = py_gauss_x(w + q + 4), u2 = py_gauss_u(w + q + 4);
 			q += 8;
 			dx[0] = x1, du[0] = u1, second[0] = 0;
 			dx[1] = x1, du[1] = u1, second[1] = 1;
@@ -154,7 +151,7 @@ static void cr_cands(cr_state *st, const cr_cfg *c, const uint32_t *w, int64_t n
 		pos = q, cached = cch, cx = qx, cu = qu, skip = 0;
 		if (rejected)
 			continue;
-		double keep = rnd(w + pos);
+		double keep = py_random(w + pos);
 		pos += 2;
 		if (keep >= c->keep)
 			continue;
