@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -50,18 +51,13 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func round2(xs []float64) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = fmt.Sprintf("%.2f", x)
-	}
-	return out
-}
+func round2(xs []float64) []string { return roundTo(xs, 2) }
 
-func round3(xs []float64) []string {
+// roundTo formats each of xs with prec decimals.
+func roundTo(xs []float64, prec int) []string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
-		out[i] = fmt.Sprintf("%.3f", x)
+		out[i] = strconv.FormatFloat(x, 'f', prec, 64)
 	}
 	return out
 }

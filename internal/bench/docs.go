@@ -306,7 +306,7 @@ func Docs(ctx context.Context, args []string) error {
   read + generate, N   N = GOMAXPROCS goroutines, each with its own reused structure, each doing every
   workers              input: no core idles, so docs/s/core is the rate per core at full load
   read + generate,     each input read and generated alone, timed by process CPU; each document's least
-  per document         CPU over the reps, then the median over documents (ms/doc; docs/s/core its inverse)
+  per document         CPU in each group of 3 reps, the median over documents, then the median over groups
 `)
 	fmt.Printf("%-28s %12s %12s %9s %12s %7s %12s %7s\n", "stage", "docs/s/core", "docs/s wall", "ms/doc",
 		"quoted/core", "ratio", "side/core", "ratio")
@@ -344,7 +344,7 @@ func Docs(ctx context.Context, args []string) error {
 			rates[k] = 1e3 / ms
 		}
 		row("read + generate, per document", rates, nil, perDocQuoted, 0)
-		fmt.Printf("per document, each group of %d reps: %s ms\n", docsPerDocGroup, strings.Join(round3(perDocMs), " "))
+		fmt.Printf("per document, each group of %d reps: %s ms\n", docsPerDocGroup, strings.Join(roundTo(perDocMs, 3), " "))
 	}
 	fmt.Printf("read throughput: %.0f MB/s/core\n", median(readMB))
 	fmt.Printf("allocations per document: read %.0f, generate %.1f (%.1f KB), read (reused structure) + generate %.1f\n",

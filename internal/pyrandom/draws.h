@@ -1,6 +1,6 @@
 // draws.h: CPython's random() and gauss() draws from MT19937's raw outputs,
-// for C kernels that take a Rand's outputs themselves (pyrandom.Rand.Fill,
-// Window and Advance): the same operations as Rand.Random and the Gaussian
+// for C kernels that take a Rand's outputs themselves (pyrandom.Rand.Window
+// and Advance): the same operations as Rand.Random and the Gaussian
 // pair's draws (coordfront.Normals), so the same bits.
 #ifndef PYRANDOM_DRAWS_H
 #define PYRANDOM_DRAWS_H

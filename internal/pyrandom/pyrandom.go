@@ -194,19 +194,6 @@ func (r *Rand) refill() uint32 {
 	return r.out[0]
 }
 
-// Fill sets dst to the next len(dst) raw 32-bit outputs: the values
-// len(dst) calls of Uint32 would return, copied a block at a time.
-func (r *Rand) Fill(dst []uint32) {
-	for len(dst) > 0 {
-		if r.mti >= n {
-			r.generate()
-		}
-		k := copy(dst, r.out[r.mti:])
-		r.mti += k
-		dst = dst[k:]
-	}
-}
-
 // Window returns the next raw 32-bit outputs that the current block holds
 // (at least one: a new block is generated when it is used up), without
 // consuming them: they are what the next Uint32 calls return. Advance

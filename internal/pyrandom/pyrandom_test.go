@@ -382,25 +382,6 @@ func TestSkip(t *testing.T) {
 	}
 }
 
-// TestFill: Fill gives the outputs Uint32 would, across block boundaries,
-// and leaves the generator where those calls would.
-func TestFill(t *testing.T) {
-	a, b := New(777), New(777)
-	for i := range 300 {
-		k := (i * 53) % 1500
-		buf := make([]uint32, k)
-		b.Fill(buf)
-		for j, got := range buf {
-			if want := a.Uint32(); got != want {
-				t.Fatalf("fill %d (%d outputs), output %d: %#x, Uint32 %#x", i, k, j, got, want)
-			}
-		}
-		if x, y := a.Random(), b.Random(); x != y {
-			t.Fatalf("after fill %d: random() %v vs %v", i, x, y)
-		}
-	}
-}
-
 // TestWindow: Window shows the outputs Uint32 returns next, and Advance
 // consumes them, across blocks.
 func TestWindow(t *testing.T) {

@@ -229,32 +229,37 @@ type section struct {
 // drawEvents takes the events' draws into g.events, and their Gaussian
 // pairs' (x, u) after g.xs and g.us, until an event does not fit.
 func (g *Generator) drawEvents(f *coordfront.Front, cfg Config, budget int) section {
-	m := len(f.Placed)
-	D := cfg.MaxDepth
-	events, xs, us := g.events, g.xs, g.us
-	defer func() { g.events, g.xs, g.us = events, xs, us }()
 	var sec section
 	k3 := newKernel3(budget, cfg.DepthKernelEpsilon)
-	for {
-		ai := f.Rand.RandBelow(m)
-		depth := D
-		if !(len(events) == 0 && cfg.ForceFullPrecisionFirstEvent) {
-			if D == 3 {
-				depth = k3.sample(f.Rand.Random(), sec.used)
-			} else {
-				depth = sampleDepth(f, float64(sec.used)/float64(budget), cfg)
-			}
-		}
-		cost := mentionHeader + depth
-		if sec.used+cost > budget {
-			sec.truncated = true
-			return sec
-		}
-		xs, us = f.Normals.AppendPairs3(xs, us)
-		events = append(events, event{atom: int32(ai), depth: int8(depth)})
-		sec.used += cost
-		sec.hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[ai])))[15]) + int(f.Atoms.Atom16(ai)[15])
+	for !g.drawEvent(f, cfg, k3, budget, &sec) {
 	}
+	return sec
+}
+
+// drawEvent draws one event: its atom and depth, and, if it fits in
+// sec, its Gaussian pairs, appended to g's arrays and counted in sec. It
+// reports whether the event did not fit (sec.truncated: the section ends).
+func (g *Generator) drawEvent(f *coordfront.Front, cfg Config, k3 kernel3, budget int, sec *section) bool {
+	m, D := len(f.Placed), cfg.MaxDepth
+	ai := f.Rand.RandBelow(m)
+	depth := D
+	if !(len(g.events) == 0 && cfg.ForceFullPrecisionFirstEvent) {
+		if D == 3 {
+			depth = k3.sample(f.Rand.Random(), sec.used)
+		} else {
+			depth = sampleDepth(f, float64(sec.used)/float64(budget), cfg)
+		}
+	}
+	cost := mentionHeader + depth
+	if sec.used+cost > budget {
+		sec.truncated = true
+		return true
+	}
+	g.xs, g.us = f.Normals.AppendPairs3(g.xs, g.us)
+	g.events = append(g.events, event{atom: int32(ai), depth: int8(depth)})
+	sec.used += cost
+	sec.hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[ai])))[15]) + int(f.Atoms.Atom16(ai)[15])
+	return false
 }
 
 // writing is what writing the events needs besides g's arrays: the

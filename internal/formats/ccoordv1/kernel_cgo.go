@@ -19,8 +19,9 @@ package ccoordv1
 // library's log, sin and cos for the exact recomputations (as
 // pyrandom.Log, Sin and Cos). Both are resumable, so that each call stays
 // short (see confind's pair kernel: a long cgo call costs the runtime's
-// monitor), and both stop where Go must decide: drawing, at a depth only
-// the exact kernel can decide; writing, at a value outside the token range.
+// monitor), and both stop before an event Go must take: drawing, one
+// whose draws the window may not hold or whose depth only depth3 can
+// decide; writing, one with a value outside the token range.
 
 typedef struct {
 	int32_t atom;
@@ -34,15 +35,13 @@ typedef struct {
 } cc_draw_cfg;
 
 typedef struct {
-	int64_t pos;          // the next output of the stream buffer
+	int64_t pos; // the next output of the window
 	int64_t used, nev, np, hdr;
-	int32_t cached;       // the Gaussian stream's last pair has its second value left
-	int32_t done, truncated;
-	int32_t forced;       // the depth Go decided for the event at pos (0: none)
-	int32_t need_exact;   // the event at pos needs depth3 of u
-	double u;
+	int32_t cached; // the Gaussian stream's last pair (cx, cu) has its second value left
+	                // (Go restores it in Normals, exact for any later draw)
+	int32_t done, truncated, need;
+	double cx, cu;
 } cc_draw_state;
-
 
 static inline double hat(double t, double c, double eps) {
 	double a = 1.0 - 3.0 * fabs(t - c);
@@ -55,49 +54,48 @@ static inline int sign_bit(double x) {
 	return (int)(b >> 63);
 }
 
-// cc_draw is drawEvents from st, on the outputs w[0:nw] of the stream
-// (w[st->pos] the next), for at most max_events events. It returns when
-// the section is done, when an event may need more outputs than are left
-// (Go refills and calls again: the event starts over), or when an event's
-// depth needs depth3 (need_exact: Go sets forced and calls again).
+// cc_draw is drawEvents from st, on the window w[0:nw] of the Rand's
+// outputs (w[st->pos] the next), for at most max_events events. It
+// returns when the section is done, or before an event Go must take
+// (need): one that may need more outputs than the window holds, or whose
+// depth only depth3 can decide.
 static void cc_draw(cc_draw_state *st, const cc_draw_cfg *c, const uint32_t *w, int64_t nw,
 		const int32_t *res, const uint8_t *vocab, const uint8_t *pos16, const uint8_t *vocab16,
 		cc_event *ev, double *xs, double *us, int64_t max_events) {
 	int64_t pos = st->pos, used = st->used, nev = st->nev, np = st->np, hdr = st->hdr;
 	int cached = st->cached;
+	double cx = st->cx, cu = st->cu;
 	const uint32_t m = (uint32_t)c->m;
 	const int sh = c->shift;
 	for (int64_t e = 0; e < max_events; e++) {
 		int64_t p = pos;
 		uint32_t v;
 		for (;;) { // randbelow(m)
-			if (p >= nw)
+			if (p >= nw) {
+				st->need = 1;
 				goto out;
+			}
 			v = w[p++] >> sh;
 			if (v < m)
 				break;
 		}
-		if (p + 10 > nw) // the depth's draw and two pairs
+		if (p + 10 > nw) { // the depth's draw and two pairs
+			st->need = 1;
 			goto out;
+		}
 		int depth = 3;
 		if (!(nev == 0 && c->force_first)) {
 			double u = py_random(w + p);
 			p += 2;
-			if (st->forced) {
-				depth = st->forced;
-				st->forced = 0;
-			} else {
-				double t = (double)used * c->inv;
-				double w0 = hat(t, 0.0, c->eps), w1 = hat(t, 0.5, c->eps), w2 = hat(t, 1.0, c->eps);
-				double x = u * (w0 + w1 + w2);
-				double c1 = w0, c2 = c1 + w1;
-				if (!(fabs(x - c1) > c->margin && fabs(x - c2) > c->margin)) {
-					st->need_exact = 1;
-					st->u = u;
-					goto out;
-				}
-				depth = 3 - sign_bit(x - c1) - sign_bit(x - c2);
+			double t = (double)used * c->inv;
+			double w0 = hat(t, 0.0, c->eps), w1 = hat(t, 0.5, c->eps), w2 = hat(t, 1.0, c->eps);
+			double x = u * (w0 + w1 + w2);
+			double c1 = w0, c2 = c1 + w1;
+			if (!(fabs(x - c1) > c->margin && fabs(x - c2) > c->margin)) {
+				st->need = 1;
+				goto out;
 			}
+			depth = 3 - sign_bit(x - c1) - sign_bit(x - c2);
 		}
 		int64_t cost = 2 + depth;
 		if (used + cost > c->budget) {
@@ -115,8 +113,8 @@ static void cc_draw(cc_draw_state *st, const cc_draw_cfg *c, const uint32_t *w, 
 		} else {
 			xs[np] = py_gauss_x(w + p);
 			us[np] = py_gauss_u(w + p);
-			xs[np + 1] = py_gauss_x(w + p + 4);
-			us[np + 1] = py_gauss_u(w + p + 4);
+			xs[np + 1] = cx = py_gauss_x(w + p + 4);
+			us[np + 1] = cu = py_gauss_u(w + p + 4);
 			p += 8;
 			np += 2;
 			cached = 1;
@@ -135,6 +133,8 @@ out:
 	st->np = np;
 	st->hdr = hdr;
 	st->cached = cached;
+	st->cx = cx;
+	st->cu = cu;
 }
 
 typedef struct {
@@ -230,9 +230,9 @@ const (
 	writeChunk = 512
 )
 
-// streamLen is the stream buffer's outputs (tests shorten it, so that
-// refills and growth happen in every event).
-var streamLen = 4096
+// windowCap, when positive, shortens the windows cc_draw gets, so that
+// tests send many events to drawEvent.
+var windowCap int
 
 // cc_event must be event's layout.
 var (
@@ -252,8 +252,7 @@ var digitLanes = func() *[1000]uint64 {
 
 // kernelScratch is the C kernels' memory in a Generator.
 type kernelScratch struct {
-	stream []uint32
-	pos16  []coordfront.Tok16 // residue -> its position token
+	pos16 []coordfront.Tok16 // residue -> its position token
 }
 
 // posTokens fills g's residue position tokens for f.
@@ -266,9 +265,10 @@ func (g *Generator) posTokens(f *coordfront.Front) []coordfront.Tok16 {
 	return t
 }
 
-// drawEventsC is drawEvents for max_depth 3 in C (cc_draw). It draws the
-// stream's outputs ahead in blocks (pyrandom.Rand.Fill), so it leaves the
-// generator past the section's draws: nothing draws after them.
+// drawEventsC is drawEvents for max_depth 3 in C (cc_draw) on windows of
+// the Rand's outputs (pyrandom.Rand.Window): the kernel hands the stream
+// back after each call (Rand.Advance, Normals.Restore), and an event it
+// stops before is taken by drawEvent.
 func (g *Generator) drawEventsC(f *coordfront.Front, cfg Config, budget int) section {
 	m := len(f.Placed)
 	pos16 := g.posTokens(f)
@@ -289,39 +289,35 @@ func (g *Generator) drawEventsC(f *coordfront.Front, cfg Config, budget int) sec
 	}
 	ev, xs, us := g.events[:maxEv], g.xs[:cap(g.xs)], g.us[:cap(g.us)]
 	st := C.cc_draw_state{np: C.int64_t(len(g.xs))}
-	if _, ok := f.Normals.Cached(); ok {
-		st.cached = 1
-	}
-	if len(g.k.stream) != streamLen {
-		g.k.stream = make([]uint32, streamLen)
-	}
-	w := g.k.stream
-	f.Rand.Fill(w)
 	res, vocab, v16 := f.Atoms.Res, f.Atoms.Vocab, coordfront.Vocab16s()
-	for {
-		nev := st.nev
-		C.cc_draw(&st, &c, (*C.uint32_t)(&w[0]), C.int64_t(len(w)), (*C.int32_t)(&res[0]), (*C.uint8_t)(&vocab[0]),
+	var sec section
+	for st.done == 0 {
+		win := f.Rand.Window()
+		if windowCap > 0 && len(win) > windowCap {
+			win = win[:windowCap]
+		}
+		d, cached := f.Normals.Cached()
+		st.pos, st.need, st.cx, st.cu, st.cached = 0, 0, C.double(d.X), C.double(d.U), 0
+		if cached {
+			st.cached = 1
+		}
+		C.cc_draw(&st, &c, (*C.uint32_t)(&win[0]), C.int64_t(len(win)), (*C.int32_t)(&res[0]), (*C.uint8_t)(&vocab[0]),
 			(*C.uint8_t)(&pos16[0][0]), (*C.uint8_t)(&v16[0][0]), (*C.cc_event)(unsafe.Pointer(&ev[0])),
 			(*C.double)(&xs[0]), (*C.double)(&us[0]), drawChunk)
-		switch {
-		case st.done != 0:
-			g.events, g.xs, g.us, g.k.stream = ev[:st.nev], xs[:st.np], us[:st.np], w
-			return section{used: int(st.used), hdrBytes: int(st.hdr), truncated: st.truncated != 0}
-		case st.need_exact != 0:
-			st.need_exact = 0
-			st.forced = C.int32_t(depth3(float64(st.u), float64(st.used)/float64(budget), k3.eps))
-		case st.pos == 0 && st.nev == nev:
-			// an event needs more outputs than the buffer holds (randbelow
-			// redrawing thousands of times): a longer buffer
-			w = append(w, make([]uint32, len(w))...)
-			f.Rand.Fill(w[len(w)/2:])
-		case int(st.pos) > len(w)/2 || st.nev == nev || st.pos+16 > C.int64_t(len(w)):
-			// keep the unread outputs, draw the rest anew
-			n := copy(w, w[st.pos:])
-			f.Rand.Fill(w[n:])
-			st.pos = 0
+		f.Rand.Advance(int(st.pos))
+		f.Normals.Restore(coordfront.Draw{X: float64(st.cx), U: float64(st.cu), Second: true}, st.cached != 0)
+		if st.need != 0 {
+			// drawEvent appends in place: ev, xs and us have the room
+			g.events, g.xs, g.us = ev[:st.nev], xs[:st.np], us[:st.np]
+			sec = section{used: int(st.used), hdrBytes: int(st.hdr)}
+			if g.drawEvent(f, cfg, k3, budget, &sec) {
+				st.done, st.truncated = 1, 1
+			}
+			st.nev, st.np, st.used, st.hdr = C.int64_t(len(g.events)), C.int64_t(len(g.xs)), C.int64_t(sec.used), C.int64_t(sec.hdrBytes)
 		}
 	}
+	g.events, g.xs, g.us = ev[:st.nev], xs[:st.np], us[:st.np]
+	return section{used: int(st.used), hdrBytes: int(st.hdr), truncated: st.truncated != 0}
 }
 
 // writeEventsC writes g's events for max_depth 3 in C (cc_write) and

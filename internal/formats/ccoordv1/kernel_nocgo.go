@@ -10,7 +10,7 @@ const kernelOK = false
 
 type kernelScratch struct{}
 
-var streamLen = 4096 // as with cgo (TestKernels sets it, then skips)
+var windowCap int // as with cgo (TestKernels sets it, then skips)
 
 func (g *Generator) drawEventsC(*coordfront.Front, Config, int) section {
 	panic("ccoordv1: no C kernels without cgo")

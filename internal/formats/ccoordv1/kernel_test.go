@@ -10,9 +10,10 @@ import (
 
 // TestKernels: the C kernels (drawEventsC, writeEventsC) give the Go
 // loops' documents, byte for byte with every metadata field, on the
-// golden inputs under configurations that take their rare paths: a stream
-// buffer shorter than an event (refills and growth at every event), every
-// depth sent to depth3 (marginFloor), most values recomputed exactly
+// golden inputs under configurations that take their rare paths: windows
+// of the Rand's outputs about as short as an event (most events go to
+// drawEvent, and the kernel resumes after them), every depth sent to
+// depth3 through drawEvent (marginFloor), most values recomputed exactly
 // (tolFloor), short budgets, another epsilon and noise, no forced first
 // depth, and several seeds per structure.
 func TestKernels(t *testing.T) {
@@ -22,13 +23,13 @@ func TestKernels(t *testing.T) {
 	type setup struct {
 		name        string
 		cfg         func(*Config)
-		stream      int
+		window      int
 		margin, tol float64
 	}
 	setups := []setup{
 		{name: "default", cfg: func(*Config) {}},
-		{name: "short stream", cfg: func(c *Config) { c.Front.ContextLength = 6000 }, stream: 12},
-		{name: "stream of 24", cfg: func(*Config) {}, stream: 24},
+		{name: "windows of 12", cfg: func(c *Config) { c.Front.ContextLength = 6000 }, window: 12},
+		{name: "windows of 24", cfg: func(*Config) {}, window: 24},
 		{name: "depth3 always", cfg: func(c *Config) { c.Front.ContextLength = 9000 }, margin: 10},
 		{name: "exact values", cfg: func(*Config) {}, tol: 0.3},
 		{name: "eps, noise, no forced first", cfg: func(c *Config) {
@@ -46,11 +47,9 @@ func TestKernels(t *testing.T) {
 			useKernel, marginFloor, tolFloor = kernel, su.margin, su.tol
 			if kernel {
 				g = cGen
-				if su.stream > 0 {
-					streamLen = su.stream
-				}
+				windowCap = su.window
 			}
-			defer func() { useKernel, marginFloor, tolFloor, streamLen = true, 0, 0, 4096 }()
+			defer func() { useKernel, marginFloor, tolFloor, windowCap = true, 0, 0, 0 }()
 			d, filtered := g.Generate(st, a, id, cfg)
 			if d == nil {
 				return coordgolden.Pair{Filtered: filtered}

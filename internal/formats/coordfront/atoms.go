@@ -42,13 +42,14 @@ const (
 // NonFinite is the error of a structure whose eligible atom b (the first:
 // Atoms.Bad, Scratch.Bad) has a NaN or infinite coordinate; it wraps
 // derrors.ErrPermanent.
-func NonFinite(format, entryID string, b BadAtom) error {
+func NonFinite(format, entryID string, b *BadAtom) error {
 	return derrors.Permanent(fmt.Errorf("%s(%s): atom %s of residue %s %d has a non-finite coordinate (%v, %v, %v): "+
 		"the reference's round() raises ValueError", format, entryID, b.Name, b.Chain, b.Num, b.X, b.Y, b.Z))
 }
 
-// Bad is the atom of the last Build's ReasonNonFinite.
-func (s *Scratch) Bad() BadAtom { return s.atoms.Bad }
+// Bad is the atom of the last Build's ReasonNonFinite (nil after any
+// other outcome).
+func (s *Scratch) Bad() *BadAtom { return s.atoms.Bad }
 
 // BadAtom names an atom with a non-finite coordinate.
 type BadAtom struct {
@@ -173,10 +174,8 @@ type Atoms struct {
 	Vocab  []uint8      // its name's index in the vocabulary (Name, Atom16)
 	Coord  [][3]float64 // its coordinates, as read
 	Joined int          // residues that got at least one atom
-	// Bad is the first atom with a non-finite coordinate, when
-	// NonFiniteAt is true.
-	Bad         BadAtom
-	NonFiniteAt bool
+	// Bad is the first atom with a non-finite coordinate; nil when none.
+	Bad *BadAtom
 	// DuplicateKeys counts polymer residues of the structure dropped because
 	// an earlier one had the same (chain, number) key (the reference warns).
 	DuplicateKeys int
@@ -370,8 +369,7 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 		for i, c := range out.Coord {
 			if d := (c[0] - c[0]) + (c[1] - c[1]) + (c[2] - c[2]); d != 0 {
 				r := out.Res[i]
-				out.NonFiniteAt = true
-				out.Bad = BadAtom{Name: out.Name(i), Chain: a.ResChain[r], Num: int(a.ResNum[r]), X: c[0], Y: c[1], Z: c[2]}
+				out.Bad = &BadAtom{Name: out.Name(i), Chain: a.ResChain[r], Num: int(a.ResNum[r]), X: c[0], Y: c[1], Z: c[2]}
 				break
 			}
 		}

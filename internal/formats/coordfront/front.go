@@ -138,7 +138,7 @@ func (s *Scratch) Build(st *structure.Structure, a *contactsv1.Analysis, entryID
 		return nil, FilterTooLong
 	case FrameTokens+2*L+TerminusTokens > cfg.ContextLength:
 		return nil, FilterSequenceRoom
-	case atoms.NonFiniteAt: // the cube filter cannot pass a NaN span
+	case atoms.Bad != nil: // the cube filter cannot pass a NaN span
 		return nil, ReasonNonFinite
 	}
 	if s.rand == nil {

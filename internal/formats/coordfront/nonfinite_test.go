@@ -21,8 +21,8 @@ import (
 // TestNonFinite: a joined atom with a NaN coordinate (mmCIF's '?', read
 // as gemmi reads it) makes both formats' row a permanent error naming the
 // atom, where the reference's round() raises ValueError, not a panic or
-// a document; a NaN on an atom the join leaves out (a hydrogen) changes
-// nothing.
+// a document; NaNs on atoms the join leaves out (a hydrogen's, and one in
+// a residue the analysis does not list) change nothing.
 func TestNonFinite(t *testing.T) {
 	dir := testcorpus.Dir(t)
 	var line coordgolden.Line
