@@ -110,6 +110,7 @@ type Generator struct {
 	flat       []int32 // pass 2: the candidate atoms of a crop, in order
 	approx     coordfront.ApproxCache
 	picks      []int32   // pass 1's atoms
+	px         []float64 // pass 1's atom draws (random())
 	xs, us, zs []float64 // pass 1's Gaussian pairs and values
 }
 

@@ -13,3 +13,11 @@ var windowCap int // as with cgo (TestKernel sets it, then skips)
 func (g *Generator) candidatesC(*coordfront.Front, *cropBox, []int32, []member) []member {
 	panic("cropsv1: no C kernel without cgo")
 }
+
+// as with cgo (TestPickKernel sets them, then skips)
+var (
+	pickSkew    float64
+	pickAllSlow bool
+)
+
+func (p *picker) drawAllC(_ []float64, picks []int32) ([]int32, bool) { return picks, false }

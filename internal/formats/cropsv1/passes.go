@@ -40,15 +40,21 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1, budget int, w *
 	if dr, ok := f.Normals.Cached(); ok {
 		xs, us, z0 = append(xs, dr.X), append(us, dr.U), 1
 	}
-	used := 0
-	hdrBytes := 0 // the mentions' <pX> <ATOM> bytes
-	for used+pass1Mention <= cap1 {
-		idx := pick.draw(f.Rand)
+	// a mention's draws: the atom's random(), then its three Gaussians;
+	// how many mentions fit does not depend on the draws, so the draws
+	// are taken first and the atoms then picked in one go
+	nm := cap1 / pass1Mention
+	px := grow(g.px, nm)
+	g.px = px
+	for j := range px {
+		px[j] = f.Rand.Random()
 		xs, us = f.Normals.AppendPairs3(xs, us)
-		picks = append(picks, int32(idx))
-		used += pass1Mention
-		pick.count(int(f.Atoms.Res[idx]))
-		hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[idx])))[15]) + int(f.Atoms.Atom16(idx)[15])
+	}
+	picks = pick.drawAll(px, picks)
+	used := pass1Mention * nm
+	hdrBytes := 0 // the mentions' <pX> <ATOM> bytes
+	for _, idx := range picks {
+		hdrBytes += int(coordfront.Position16(f.Pos(int(f.Atoms.Res[idx])))[15]) + int(f.Atoms.Atom16(int(idx))[15])
 	}
 	out := w.Detach(hdrBytes + 2*xyzBytes*len(picks) + pass2TokenBytes*(budget-used) + endBytes)
 	w = &out

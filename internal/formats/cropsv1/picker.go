@@ -3,8 +3,6 @@ package cropsv1
 import (
 	"math"
 	"math/bits"
-
-	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
 )
 
 // picker draws Pass 1's atoms as the reference does: weight
@@ -31,6 +29,12 @@ type picker struct {
 	cdf     []float64 // the slow path's prefix sums
 	exactOK bool      // every weight is >= 2^-28 (fixed point exact)
 	slow    int       // draws that took the slow path
+
+	// the C kernel's (drawAllC): the guess's sums, the counts as
+	// integers, and what each count gives
+	lv  []float64
+	kc  []int32
+	tab []pickK
 }
 
 // u128 is an unsigned 128-bit integer; arithmetic wraps.
@@ -86,7 +90,7 @@ func (p *picker) reset(res []int32, L int) {
 	// to a power of two, so that find's descent needs no bounds
 	size := 1 << bits.Len(uint(L))
 	*p = picker{res: res, start: grow(p.start, L+1), w: grow(p.w, L), k: grow(p.k, L), tree: grow(p.tree, size),
-		top: size / 2, cdf: grow(p.cdf, len(res)), exactOK: true}
+		top: size / 2, cdf: grow(p.cdf, len(res)), exactOK: true, lv: p.lv, kc: p.kc, tab: p.tab}
 	clear(p.start)
 	clear(p.k)
 	clear(p.tree)
@@ -129,9 +133,26 @@ func (p *picker) find(x u128) (int, u128) {
 	return pos, acc
 }
 
-// draw takes one random() and returns the atom the reference picks.
-func (p *picker) draw(r *pyrandom.Rand) int {
-	x := r.Random()
+// drawAll takes one draw for each x in xs (the random() the reference
+// draws for it), counting each drawn atom's residue, and appends the
+// atoms to picks: with the C kernel where it is built in, else draw and
+// count in turn.
+func (p *picker) drawAll(xs []float64, picks []int32) []int32 {
+	if kernelOK && useKernel {
+		if out, ok := p.drawAllC(xs, picks); ok {
+			return out
+		}
+	}
+	for _, x := range xs {
+		idx := p.draw(x)
+		picks = append(picks, int32(idx))
+		p.count(int(p.res[idx]))
+	}
+	return picks
+}
+
+// draw returns the atom the reference picks for the random() x.
+func (p *picker) draw(x float64) int {
 	m := len(p.res)
 	if p.exactOK {
 		wt := p.total.float()
@@ -188,4 +209,26 @@ func (p *picker) count(res int) {
 	}
 	n := uint64(p.start[res+1] - p.start[res])
 	p.addTree(res, fn.mul(n).sub(fo.mul(n)))
+}
+
+// pickK is what a count k gives the kernel: w = 1/(1+k) as count
+// computes it, tab[k+1].w - w (exact: the difference of two floats within
+// a factor of 2), fixed(w) and fixed(tab[k+1].w) - fixed(w) (wrapped).
+type pickK struct {
+	w, dw     float64
+	fix, dfix u128
+}
+
+// pickTable returns tab with its entries for the counts 0..n (at least).
+func pickTable(tab []pickK, n int) []pickK {
+	for k := len(tab); k <= n+1; k++ {
+		w := 1.0 / (1.0 + float64(k))
+		fw, _ := fixed(w)
+		tab = append(tab, pickK{w: w, fix: fw})
+		if k > 0 {
+			tab[k-1].dw = w - tab[k-1].w
+			tab[k-1].dfix = fw.sub(tab[k-1].fix)
+		}
+	}
+	return tab
 }
