@@ -31,7 +31,7 @@ typedef struct {
 typedef struct {
 	int64_t k;    // the next candidate
 	int64_t pos;  // the next output of the window
-	int64_t skip; // the Gaussian values to skip before the next draw
+	int64_t skip; // the Gaussian values to take before the next candidate's (0 on return)
 	int64_t ninc; // members written
 	int32_t cached, need;
 	double cx, cu; // the cached pair's draws
@@ -43,130 +43,160 @@ typedef struct {
 } cr_member; // passes.go's member
 
 
+// The kernel's stream, between keep draws (a segment): the Gaussian
+// values are numbered from 0; value 0 is the cached one when c0 = 1 (its
+// pair's draws cx0, cu0), and the others come in pairs of 4 outputs from
+// w[pos0]: value t >= c0 is pair (t - c0)/2's first (cos) or second (sin).
+// A candidate takes 3 values whether or not its draws are looked at, so
+// candidate i of a segment (counted from where T values had been taken)
+// takes values T + 3i .. T + 3i + 2, with no state to carry from one
+// candidate to the next: the candidates are screened (far from the box, or
+// cut by the cheap bound) in a loop with no branch but its exit.
+
+typedef struct {
+	int64_t pos0, c0; // the segment's first output and cached value
+	double cx0, cu0;
+} cr_seg;
+
+// cr_draw sets x, u and second for value t of the segment.
+static inline void cr_draw(const cr_seg *sg, const uint32_t *w, int64_t t, double *x, double *u, int *second) {
+	if (t < sg->c0) {
+		*x = sg->cx0, *u = sg->cu0, *second = 1;
+		return;
+	}
+	const uint32_t *q = w + sg->pos0 + 4 * ((t - sg->c0) >> 1);
+	*x = py_gauss_x(q), *u = py_gauss_u(q), *second = (int)((t - sg->c0) & 1);
+}
+
+// cr_end is the output after the values 0..t-1 (their pairs), and
+// whether the last pair's second value is left cached.
+static inline int64_t cr_end(const cr_seg *sg, int64_t t, int *cached) {
+	if (t < sg->c0) {
+		*cached = 1;
+		return sg->pos0;
+	}
+	int64_t f = t - sg->c0;
+	*cached = (int)(f & 1);
+	return sg->pos0 + 4 * ((f + 1) >> 1);
+}
+
+// cr_settle writes the stream after the segment's values 0..t-1 to st.
+static void cr_settle(cr_state *st, const cr_seg *sg, const uint32_t *w, int64_t t) {
+	int cached;
+	st->pos = cr_end(sg, t, &cached);
+	st->cached = cached, st->skip = 0;
+	if (cached && t >= sg->c0) { // a new pair's second value
+		const uint32_t *q = w + st->pos - 4;
+		st->cx = py_gauss_x(q), st->cu = py_gauss_u(q);
+	} else if (cached) {
+		st->cx = sg->cx0, st->cu = sg->cu0;
+	}
+}
+
 static void cr_cands(cr_state *st, const cr_cfg *c, const uint32_t *w, int64_t nw, const int32_t *cand,
 		const double *placed, cr_member *inc, int64_t max_cands) {
-	int64_t k = st->k, pos = st->pos, skip = st->skip, ninc = st->ninc;
-	int cached = st->cached;
-	double cx = st->cx, cu = st->cu;
+	int64_t k = st->k, ninc = st->ninc;
+	cr_seg sg = {st->pos, st->cached, st->cx, st->cu};
+	int64_t T = st->skip; // values taken in the segment
 	int64_t end = k + max_cands < c->n ? k + max_cands : c->n;
-	for (; k < end; k++) {
-		int32_t a = cand[k];
-		const double *p = placed + 3 * (int64_t)a;
-		if (p[0] < c->flo[0] || p[0] > c->fhi[0] || p[1] < c->flo[1] || p[1] > c->fhi[1] || p[2] < c->flo[2] ||
-				p[2] > c->fhi[2]) {
-			skip += 3;
-			continue;
+	st->need = 0;
+	while (k < end) {
+		// screen: the first candidate from k that is not far and not cut
+		// by the cheap bound, or whose outputs (and a keep draw's) the
+		// window may not hold
+		int64_t i = k;
+		int stop = 0;
+		for (; i < end; i++) {
+			int64_t t = T + 3 * (i - k);
+			int cc;
+			if (cr_end(&sg, t + 3, &cc) + 2 > nw) {
+				st->need = 1;
+				break;
+			}
+			const double *p = placed + 3 * (int64_t)cand[i];
+			int far = (p[0] < c->flo[0]) | (p[0] > c->fhi[0]) | (p[1] < c->flo[1]) | (p[1] > c->fhi[1]) |
+					(p[2] < c->flo[2]) | (p[2] > c->fhi[2]);
+			// the values' u: of the pair of value t (or the cached value)
+			// and of the next pair, which the three values span
+			int64_t f0 = t - sg.c0, pa = f0 >= 0 ? f0 >> 1 : -1; // -1: the cached value
+			const uint32_t *qb = w + sg.pos0 + 4 * (pa + 1);
+			double ua = f0 >= 0 ? py_gauss_u(qb - 4) : sg.cu0, ub = py_gauss_u(qb);
+			int rejected = 0;
+			for (int j = 0; j < 3; j++) {
+				int64_t f = f0 + j;
+				double u = (f >= 0 ? f >> 1 : -1) == pa ? ua : ub;
+				double lo = c->lo[j] - p[j], hi = p[j] - c->hi[j];
+				double d = lo > 0.0 ? lo : 0.0;
+				d = hi > d ? hi : d;
+				rejected |= (d > 0) & (c->s2 * (1 - u) < d * d * u);
+			}
+			if (!(far | rejected)) {
+				stop = 1;
+				break;
+			}
 		}
-		// Normals.Skip(skip), then Next3 and the keep draw: at most
-		// 4*pairs + 8 + 2 outputs
-		int64_t q = pos;
-		int cch = cached;
-		double qx = cx, qu = cu;
-		int64_t s = skip;
-		if (s > 0 && cch) {
-			cch = 0;
-			s--;
-		}
-		int64_t pairs = (s + 1) / 2;
-		if (q + 4 * pairs + 10 > nw) {
-			st->need = 1;
+		T += 3 * (i - k), k = i;
+		if (!stop)
 			break;
-		}
-		if (s % 2 == 1) {
-			q += 4 * (pairs - 1);
-			qx = py_gauss_x(w + q);
-			qu = py_gauss_u(w + q);
-			q += 4;
-			cch = 1;
-		} else {
-			q += 4 * pairs;
-		}
+		// candidate k: its values, first on the axes where it lies outside
+		// the box (the likeliest to leave it out), then on the others; g
+		// per pair, once
+		const double *p = placed + 3 * (int64_t)cand[k];
 		double dx[3], du[3];
-		int second[3];
-		if (cch) {
-			double x = py_gauss_x(w + q), u = py_gauss_u(w + q);
-			q += 4;
-			dx[0] = qx, du[0] = qu, second[0] = 1;
-			dx[1] = x, du[1] = u, second[1] = 0;
-			dx[2] = x, du[2] = u, second[2] = 1;
-			cch = 0;
-		} else {
-			double x1 = py_gauss_x(w + q), u1 = py_gauss_u(w + q);
-			double x2 = py_gauss_x(w + q + 4), u2 = py_gauss_u(w + q + 4);
-			q += 8;
-			dx[0] = x1, du[0] = u1, second[0] = 0;
-			dx[1] = x1, du[1] = u1, second[1] = 1;
-			dx[2] = x2, du[2] = u2, second[2] = 0;
-			qx = x2, qu = u2, cch = 1;
-		}
-		// the cheap bound on the axes where the atom lies outside the box,
-		// then the values: first on those axes (the likeliest to leave it
-		// out), then on the others; g per pair, once
-		int rejected = 0, order[3], no = 0;
+		int second[3], order[3], no = 0;
 		for (int j = 0; j < 3; j++) {
-			double d = 0.0;
-			if (p[j] < c->lo[j])
-				d = c->lo[j] - p[j];
-			else if (p[j] > c->hi[j])
-				d = p[j] - c->hi[j];
-			double u = du[j];
-			if (d > 0 && c->s2 * (1 - u) < d * d * u)
-				rejected = 1;
-			if (d > 0)
-				order[no++] = j;
-		}
-		for (int j = 0; j < 3; j++) {
-			double d = 0.0;
+			cr_draw(&sg, w, T + j, &dx[j], &du[j], &second[j]);
 			if (p[j] < c->lo[j] || p[j] > c->hi[j])
-				d = 1;
-			if (!(d > 0))
 				order[no++] = j;
 		}
+		for (int j = 0; j < 3; j++)
+			if (!(p[j] < c->lo[j] || p[j] > c->hi[j]))
+				order[no++] = j;
 		int32_t n[3];
 		double gs[3] = {0, 0, 0};
-		for (int o = 0; o < 3 && !rejected; o++) {
+		int out = 0;
+		for (int o = 0; o < 3 && !out; o++) {
 			int j = order[o];
-			// the axes sharing a pair share its g (0 and 1 unless the
-			// first is the cached value, else 1 and 2)
 			double g = gs[j];
 			if (g == 0) {
 				g = sqrt(-2.0 * log(du[j]));
-				for (int i = 0; i < 3; i++)
-					if (du[i] == du[j] && dx[i] == dx[j])
-						gs[i] = g;
+				for (int q = 0; q < 3; q++)
+					if (du[q] == du[j] && dx[q] == dx[j])
+						gs[q] = g;
 			}
 			double z = second[j] ? sin(dx[j]) * g : cos(dx[j]) * g;
 			double v = p[j] + (0.0 + z * c->sigma);
 			if (!(v == v)) {
 				st->need = 1; // Go takes the candidate from its start
-				goto out;
+				goto done;
 			}
 			double vc = v > 0.0 ? v : 0.0;
 			vc = vc < 999.9 ? vc : 999.9;
 			double t = vc * 10;
 			n[j] = (int32_t)((t + 0x1p52) - 0x1p52);
-			if (n[j] / 100 != c->bb[j])
-				rejected = 1;
+			out = n[j] / 100 != c->bb[j];
 		}
-		pos = q, cached = cch, cx = qx, cu = qu, skip = 0;
-		if (rejected)
+		T += 3, k++;
+		if (out)
 			continue;
-		double keep = py_random(w + pos);
-		pos += 2;
+		// the keep draw, after the candidate's pairs; a new segment
+		// starts after it
+		int cached;
+		int64_t q = cr_end(&sg, T, &cached);
+		double keep = py_random(w + q);
+		if (cached && T >= sg.c0)
+			sg.cx0 = py_gauss_x(w + q - 4), sg.cu0 = py_gauss_u(w + q - 4);
+		sg.pos0 = q + 2, sg.c0 = cached, T = 0;
 		if (keep >= c->keep)
 			continue;
-		inc[ninc].atom = a;
+		inc[ninc].atom = cand[k - 1];
 		inc[ninc].n[0] = n[0], inc[ninc].n[1] = n[1], inc[ninc].n[2] = n[2];
 		ninc++;
 	}
-out:
+done:
 	st->k = k;
-	st->pos = pos;
-	st->skip = skip;
 	st->ninc = ninc;
-	st->cached = cached;
-	st->cx = cx;
-	st->cu = cu;
+	cr_settle(st, &sg, w, T);
 }
 */
 import "C"
