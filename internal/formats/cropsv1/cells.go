@@ -16,31 +16,32 @@ type cellIndex struct {
 // i's box key (boxKey).
 func (c *cellIndex) build(coords [][3]float64, trueCell []int32) {
 	m := len(coords)
+	c.order, c.idx = grow(c.order, m), grow(c.idx, m)
+	// each atom's box, packed in idx as x<<16 | y<<8 | z (each < 100)
 	var lo, hi [3]int
-	for i, p := range coords {
-		b := [3]int{cell(p[0]), cell(p[1]), cell(p[2])}
-		trueCell[i] = boxKey(b)
-		for j := range 3 {
-			if i == 0 || b[j] < lo[j] {
-				lo[j] = b[j]
-			}
-			if i == 0 || b[j] > hi[j] {
-				hi[j] = b[j]
-			}
-		}
+	if kernelOK && useKernel {
+		lo, hi = cellsC(coords, trueCell, c.idx)
+	} else {
+		lo, hi = cells(coords, trueCell, c.idx)
 	}
 	for j := range 3 {
 		c.lo[j], c.n[j] = lo[j], hi[j]-lo[j]+1
 	}
 	if m == 0 {
-		c.n = [3]int{}
+		c.lo, c.n = [3]int{}, [3]int{}
 	}
 	size := c.n[0] * c.n[1] * c.n[2] // at most grid^3
 	c.start = grow(c.start, size+1)
 	clear(c.start)
-	c.order, c.idx = grow(c.order, m), grow(c.idx, m)
-	for i, k := range trueCell {
-		b := int32(c.index(keyBox(k)))
+	// index(b) = b0*n1*n2 + b1*n2 + b2 - base
+	n12, n2 := c.n[1]*c.n[2], c.n[2]
+	base := c.lo[0]*n12 + c.lo[1]*n2 + c.lo[2]
+	if kernelOK && useKernel {
+		sortC(c.idx, n12, n2, base, c.start, c.order)
+		return
+	}
+	for i, v := range c.idx {
+		b := int32(int(v>>16)*n12 + int(v>>8&0xff)*n2 + int(v&0xff) - base)
 		c.idx[i] = b
 		c.start[b+1]++
 	}
@@ -57,6 +58,22 @@ func (c *cellIndex) build(coords [][3]float64, trueCell []int32) {
 		c.start[b] = c.start[b-1]
 	}
 	c.start[0] = 0
+}
+
+// cells sets trueCell[i] to atom i's box key and idx[i] to its box packed
+// as x<<16 | y<<8 | z, and returns the smallest and largest box on each
+// axis (grid and 0 when there are no atoms).
+func cells(coords [][3]float64, trueCell, idx []int32) (lo, hi [3]int) {
+	lo = [3]int{grid, grid, grid}
+	for i, p := range coords {
+		b := [3]int{cell(p[0]), cell(p[1]), cell(p[2])}
+		trueCell[i] = boxKey(b)
+		idx[i] = int32(b[0]<<16 | b[1]<<8 | b[2])
+		for j := range 3 {
+			lo[j], hi[j] = min(lo[j], b[j]), max(hi[j], b[j])
+		}
+	}
+	return lo, hi
 }
 
 // index is box b's block index; b must lie in the block.

@@ -198,6 +198,47 @@ done:
 	st->ninc = ninc;
 	cr_settle(st, &sg, w, T);
 }
+
+// cr_cell is cell(v): round(clamp(v, 0, 999.9) * 10) // 100, with
+// ClampRound's operations.
+static inline int64_t cr_cell(double v) {
+	v = v < 0 ? 0 : v;
+	v = v > 999.9 ? 999.9 : v;
+	double w = v * 10;
+	return (int64_t)((w + 0x1p52) - 0x1p52) / 100;
+}
+
+// cr_cells is cells.go's cells (the bounds kept in registers).
+static void cr_cells(const double *coords, int64_t m, int32_t *key, int32_t *idx, int64_t *lohi) {
+	int64_t lo0 = 100, lo1 = 100, lo2 = 100, hi0 = 0, hi1 = 0, hi2 = 0;
+	for (int64_t i = 0; i < m; i++) {
+		int64_t b0 = cr_cell(coords[3 * i]), b1 = cr_cell(coords[3 * i + 1]), b2 = cr_cell(coords[3 * i + 2]);
+		lo0 = b0 < lo0 ? b0 : lo0, lo1 = b1 < lo1 ? b1 : lo1, lo2 = b2 < lo2 ? b2 : lo2;
+		hi0 = b0 > hi0 ? b0 : hi0, hi1 = b1 > hi1 ? b1 : hi1, hi2 = b2 > hi2 ? b2 : hi2;
+		key[i] = (int32_t)(b0 * 10000 + b1 * 100 + b2);
+		idx[i] = (int32_t)(b0 << 16 | b1 << 8 | b2);
+	}
+	lohi[0] = lo0, lohi[1] = lo1, lohi[2] = lo2, lohi[3] = hi0, lohi[4] = hi1, lohi[5] = hi2;
+}
+
+// cr_sort is the rest of cellIndex.build: the counting sort of the atoms
+// by block index (start has size+1 entries, all 0).
+static void cr_sort(int32_t *idx, int64_t m, int64_t n12, int64_t n2, int64_t base, int32_t *start, int64_t size,
+		int32_t *order) {
+	for (int64_t i = 0; i < m; i++) {
+		int32_t v = idx[i];
+		int32_t b = (int32_t)((int64_t)(v >> 16) * n12 + (int64_t)(v >> 8 & 0xff) * n2 + (v & 0xff) - base);
+		idx[i] = b;
+		start[b + 1]++;
+	}
+	for (int64_t i = 0; i < size; i++)
+		start[i + 1] += start[i];
+	for (int64_t i = 0; i < m; i++)
+		order[start[idx[i]]++] = (int32_t)i;
+	for (int64_t b = size; b > 0; b--)
+		start[b] = start[b - 1];
+	start[0] = 0;
+}
 */
 import "C"
 
@@ -267,4 +308,26 @@ func (g *Generator) candidatesC(f *coordfront.Front, cb *cropBox, flat []int32, 
 	}
 	f.Normals.Skip(int(st.skip))
 	return inc[:st.ninc]
+}
+
+// cellsC is cells with the C kernel (cr_cells).
+func cellsC(coords [][3]float64, trueCell, idx []int32) (lo, hi [3]int) {
+	if len(coords) == 0 {
+		return [3]int{grid, grid, grid}, [3]int{}
+	}
+	var lohi [6]C.int64_t
+	C.cr_cells((*C.double)(&coords[0][0]), C.int64_t(len(coords)), (*C.int32_t)(&trueCell[0]), (*C.int32_t)(&idx[0]), &lohi[0])
+	for j := range 3 {
+		lo[j], hi[j] = int(lohi[j]), int(lohi[3+j])
+	}
+	return lo, hi
+}
+
+// sortC is the counting sort of cellIndex.build with the C kernel (cr_sort).
+func sortC(idx []int32, n12, n2, base int, start, order []int32) {
+	if len(idx) == 0 {
+		return
+	}
+	C.cr_sort((*C.int32_t)(&idx[0]), C.int64_t(len(idx)), C.int64_t(n12), C.int64_t(n2), C.int64_t(base),
+		(*C.int32_t)(&start[0]), C.int64_t(len(start)-1), (*C.int32_t)(&order[0]))
 }

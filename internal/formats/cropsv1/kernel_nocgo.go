@@ -21,3 +21,9 @@ var (
 )
 
 func (p *picker) drawAllC(_ []float64, picks []int32) ([]int32, bool) { return picks, false }
+
+func cellsC([][3]float64, []int32, []int32) (lo, hi [3]int) {
+	panic("cropsv1: no C kernel without cgo")
+}
+
+func sortC([]int32, int, int, int, []int32, []int32) { panic("cropsv1: no C kernel without cgo") }
