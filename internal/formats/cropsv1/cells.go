@@ -76,11 +76,6 @@ func cells(coords [][3]float64, trueCell, idx []int32) (lo, hi [3]int) {
 	return lo, hi
 }
 
-// index is box b's block index; b must lie in the block.
-func (c *cellIndex) index(b [3]int) int {
-	return ((b[0]-c.lo[0])*c.n[1]+(b[1]-c.lo[1]))*c.n[2] + (b[2] - c.lo[2])
-}
-
 // atoms are the atoms whose true cell is box b, in increasing order.
 func (c *cellIndex) atoms(b [3]int) []int32 {
 	x, y, z := b[0]-c.lo[0], b[1]-c.lo[1], b[2]-c.lo[2]
