@@ -292,11 +292,7 @@ func (g *Generator) drawEventsC(f *coordfront.Front, cfg Config, budget int) sec
 	res, vocab, v16 := f.Atoms.Res, f.Atoms.Vocab, coordfront.Vocab16s()
 	var sec section
 	for st.done == 0 {
-		win := f.Rand.Window()
-		if windowCap > 0 && len(win) > windowCap {
-			win = win[:windowCap]
-		}
-		d, cached := f.Normals.Cached()
+		win, d, cached := f.KernelWindow(windowCap)
 		st.pos, st.need, st.cx, st.cu, st.cached = 0, 0, C.double(d.X), C.double(d.U), 0
 		if cached {
 			st.cached = 1
@@ -304,8 +300,7 @@ func (g *Generator) drawEventsC(f *coordfront.Front, cfg Config, budget int) sec
 		C.cc_draw(&st, &c, (*C.uint32_t)(&win[0]), C.int64_t(len(win)), (*C.int32_t)(&res[0]), (*C.uint8_t)(&vocab[0]),
 			(*C.uint8_t)(&pos16[0][0]), (*C.uint8_t)(&v16[0][0]), (*C.cc_event)(unsafe.Pointer(&ev[0])),
 			(*C.double)(&xs[0]), (*C.double)(&us[0]), drawChunk)
-		f.Rand.Advance(int(st.pos))
-		f.Normals.Restore(coordfront.Draw{X: float64(st.cx), U: float64(st.cu), Second: true}, st.cached != 0)
+		f.KernelReturn(int(st.pos), float64(st.cx), float64(st.cu), st.cached != 0)
 		if st.need != 0 {
 			// drawEvent appends in place: ev, xs and us have the room
 			g.events, g.xs, g.us = ev[:st.nev], xs[:st.np], us[:st.np]

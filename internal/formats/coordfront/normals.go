@@ -214,3 +214,24 @@ func ClampRound(v, hi, scale float64) float64 {
 	w := float64(v * scale)
 	return float64(w+0x1p52) - 0x1p52
 }
+
+// KernelWindow is what a C kernel that takes the stream's outputs itself
+// (internal/pyrandom/draws.h) starts from: the Rand's current window
+// (pyrandom.Rand.Window), cut to at most max outputs when max > 0 (tests
+// shorten it), and gauss()'s cached pair's draws, if one is cached.
+func (f *Front) KernelWindow(max int) (win []uint32, cached Draw, ok bool) {
+	win = f.Rand.Window()
+	if max > 0 && len(win) > max {
+		win = win[:max]
+	}
+	cached, ok = f.Normals.Cached()
+	return win, cached, ok
+}
+
+// KernelReturn hands the stream back after such a kernel: the window's
+// first pos outputs taken (Rand.Advance), and the pair (x, u) cached when
+// cached.
+func (f *Front) KernelReturn(pos int, x, u float64, cached bool) {
+	f.Rand.Advance(pos)
+	f.Normals.Restore(Draw{X: x, U: u, Second: true}, cached)
+}

@@ -31,7 +31,6 @@ typedef struct {
 typedef struct {
 	int64_t k;    // the next candidate
 	int64_t pos;  // the next output of the window
-	int64_t skip; // the Gaussian values to take before the next candidate's (0 on return)
 	int64_t ninc; // members written
 	int32_t cached, need;
 	double cx, cu; // the cached pair's draws
@@ -84,7 +83,7 @@ static inline int64_t cr_end(const cr_seg *sg, int64_t t, int *cached) {
 static void cr_settle(cr_state *st, const cr_seg *sg, const uint32_t *w, int64_t t) {
 	int cached;
 	st->pos = cr_end(sg, t, &cached);
-	st->cached = cached, st->skip = 0;
+	st->cached = cached;
 	if (cached && t >= sg->c0) { // a new pair's second value
 		const uint32_t *q = w + st->pos - 4;
 		st->cx = py_gauss_x(q), st->cu = py_gauss_u(q);
@@ -97,7 +96,7 @@ static void cr_cands(cr_state *st, const cr_cfg *c, const uint32_t *w, int64_t n
 		const double *placed, cr_member *inc, int64_t max_cands) {
 	int64_t k = st->k, ninc = st->ninc;
 	cr_seg sg = {st->pos, st->cached, st->cx, st->cu};
-	int64_t T = st->skip; // values taken in the segment
+	int64_t T = 0; // values taken in the segment
 	int64_t end = k + max_cands < c->n ? k + max_cands : c->n;
 	st->need = 0;
 	while (k < end) {
@@ -283,22 +282,15 @@ func (g *Generator) candidatesC(f *coordfront.Front, cb *cropBox, flat []int32, 
 	inc := included[:cap(included)]
 	st := C.cr_state{ninc: C.int64_t(len(included))}
 	for st.k < c.n {
-		win := f.Rand.Window()
-		if windowCap > 0 && len(win) > windowCap {
-			win = win[:windowCap]
-		}
-		d, cached := f.Normals.Cached()
+		win, d, cached := f.KernelWindow(windowCap)
 		st.pos, st.need, st.cx, st.cu, st.cached = 0, 0, C.double(d.X), C.double(d.U), 0
 		if cached {
 			st.cached = 1
 		}
 		C.cr_cands(&st, &c, (*C.uint32_t)(&win[0]), C.int64_t(len(win)), (*C.int32_t)(&flat[0]),
 			(*C.double)(&f.Placed[0][0]), (*C.cr_member)(unsafe.Pointer(&inc[0])), candChunk)
-		f.Rand.Advance(int(st.pos))
-		f.Normals.Restore(coordfront.Draw{X: float64(st.cx), U: float64(st.cu), Second: true}, st.cached != 0)
+		f.KernelReturn(int(st.pos), float64(st.cx), float64(st.cu), st.cached != 0)
 		if st.need != 0 {
-			f.Normals.Skip(int(st.skip))
-			st.skip = 0
 			if m, ok := g.candidate(f, cb, flat[st.k]); ok {
 				inc[st.ninc] = m
 				st.ninc++
@@ -306,7 +298,6 @@ func (g *Generator) candidatesC(f *coordfront.Front, cb *cropBox, flat []int32, 
 			st.k++
 		}
 	}
-	f.Normals.Skip(int(st.skip))
 	return inc[:st.ninc]
 }
 
