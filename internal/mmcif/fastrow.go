@@ -3,8 +3,7 @@ package mmcif
 import (
 	"encoding/binary"
 	"math"
-
-	"github.com/foldcorpus/foldcorpus/internal/structure"
+	"slices"
 )
 
 // maxFastCols bounds the _atom_site column count the fast path handles.
@@ -204,16 +203,15 @@ func (b *builder) keyedResidue(data []byte) int {
 // whose numbers are in f.val to residue ri.
 func (b *builder) addAtom(ri int) {
 	f := &b.fast
-	b.atoms = append(b.atoms, structure.Atom{
-		Name:    f.lastName,
-		Element: f.lastElem,
-		AltLoc:  f.lastAlt,
-		Occ:     float32(f.val[0]),
-		B:       float32(f.val[1]),
-		X:       f.val[2],
-		Y:       f.val[3],
-		Z:       f.val[4],
-	})
+	// every field stored into the slice's element: an appended literal
+	// is built on the stack, and its 16-byte copy stalls on the stores
+	// just made
+	n := len(b.atoms)
+	b.atoms = slices.Grow(b.atoms, 1)[:n+1]
+	a := &b.atoms[n]
+	a.Name, a.Element, a.AltLoc = f.lastName, f.lastElem, f.lastAlt
+	a.Occ, a.B = float32(f.val[0]), float32(f.val[1])
+	a.X, a.Y, a.Z = f.val[2], f.val[3], f.val[4]
 	b.atomRes = append(b.atomRes, int32(ri))
 	b.res[ri].nAtoms++
 }

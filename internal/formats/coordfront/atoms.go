@@ -13,6 +13,7 @@ package coordfront
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
@@ -306,7 +307,13 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 					}
 					seen |= 1 << vi
 					vocab = append(vocab, uint8(vi))
-					coords = append(coords, [3]float64{at.X, at.Y, at.Z})
+					// three stores into the slice (an appended [3]float64
+					// literal goes through the stack, and its 16-byte
+					// reload stalls on the 8-byte stores)
+					coords = slices.Grow(coords, 1)
+					coords = coords[:len(coords)+1]
+					c := &coords[len(coords)-1]
+					c[0], c[1], c[2] = at.X, at.Y, at.Z
 					// x - x is 0 for a finite x, NaN otherwise
 					if d := (at.X - at.X) + (at.Y - at.Y) + (at.Z - at.Z); d != 0 {
 						nonFinite = true
