@@ -52,7 +52,10 @@ type docsFormat struct {
 	load   func(dir string) ([]docsBenchInput, error)
 	quoted struct{ total, read, gen float64 }
 	note   string
-	side   func(ctx context.Context, f format.Format, ins []docsBenchInput, reps int) (sideBySide, error)
+	side   func(ctx context.Context, f format.Format, ins []docsBenchInput, sa sideArgs) (sideBySide, error)
+	// sideNeedsMarinFold says that side runs MarinFold's own generator
+	// from a checkout named by --marinfold, and is skipped without one.
+	sideNeedsMarinFold bool
 	// build, when set, builds the format for DIR instead of the registry
 	// (the coordinate formats: their degrees replayed from records).
 	build func(dir string, opts map[string]string) (format.Format, error)
@@ -123,6 +126,7 @@ func Docs(ctx context.Context, args []string) error {
 	reps := fset.Int("reps", 15, "repetitions of each stage over all inputs; medians are reported")
 	profile := fset.String("cpuprofile", "", "write a CPU profile of the measured stages to this file")
 	baselineReps := fset.Int("baseline-reps", 3, "passes of the side-by-side baseline, where the format has one (0: skip it)")
+	marinfold := fset.String("marinfold", "", "a checkout of Open-Athena/MarinFold: the coordinate formats' side-by-side baseline runs its generator (pyconfind's degrees replayed)")
 	opts := optFlag{}
 	fset.Var(opts, "opt", "format knob key=value (repeatable)")
 	fset.Usage = func() {
@@ -288,8 +292,8 @@ func Docs(ctx context.Context, args []string) error {
 		pprof.StopCPUProfile()
 	}
 	var side *sideBySide
-	if entry.side != nil && *baselineReps > 0 {
-		s, err := entry.side(ctx, f, ins, *baselineReps)
+	if entry.side != nil && *baselineReps > 0 && (!entry.sideNeedsMarinFold || *marinfold != "") {
+		s, err := entry.side(ctx, f, ins, sideArgs{reps: *baselineReps, dir: fset.Arg(0), marinfold: *marinfold})
 		if err != nil {
 			return err
 		}
@@ -343,7 +347,7 @@ func Docs(ctx context.Context, args []string) error {
 		for k, ms := range perDocMs {
 			rates[k] = 1e3 / ms
 		}
-		row("read + generate, per document", rates, nil, perDocQuoted, 0)
+		row("read + generate, per document", rates, nil, perDocQuoted, sr.perDoc)
 		fmt.Printf("per document, each group of %d reps: %s ms\n", docsPerDocGroup, strings.Join(roundTo(perDocMs, 3), " "))
 	}
 	fmt.Printf("read throughput: %.0f MB/s/core\n", median(readMB))
@@ -355,6 +359,8 @@ func Docs(ctx context.Context, args []string) error {
 	if side != nil {
 		fmt.Printf("side by side: %s, run now on the same files; its documents are byte-identical to ours for %d of %d\n",
 			side.what, side.identical, side.compared)
+	} else if entry.sideNeedsMarinFold && *baselineReps > 0 {
+		fmt.Println("side by side: none; --marinfold DIR (git clone https://github.com/Open-Athena/MarinFold) runs its generator here")
 	}
 	return nil
 }

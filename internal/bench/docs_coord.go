@@ -8,10 +8,15 @@ package bench
 
 import (
 	"bufio"
+	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
@@ -21,28 +26,72 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 )
 
-// The reference's CPU per AFDB document without pyconfind, measured on
-// this machine (../shared/formats/contacts-and-coordinates-crops-notes.md
-// §10, median over 41 AFDB files): full generate_document (gemmi read, CA
+// The reference's CPU per AFDB document without pyconfind, as the notes
+// measured it on an AMD EPYC (../shared/formats/contacts-and-coordinates-crops-notes.md
+// §10, median over 41 AFDB files; --marinfold measures it on this machine): full generate_document (gemmi read, CA
 // mean, heavy-atom walk, build_document) and build_document alone.
 var (
 	ccoordDocs = docsFormat{
-		load:        loadStructureInputs,
-		build:       coordBuild(ccoordv1.Name),
-		perDocQuote: true,
-		quoted:      struct{ total, read, gen float64 }{total: 1 / 0.109, read: 1 / (0.109 - 0.091), gen: 1 / 0.091},
-		note: "quoted: MarinFold's generator on this machine without pyconfind (the degrees replayed), median CPU per AFDB\n" +
-			"document: 0.109 s full (read 0.018 s, build_document 0.091 s); here the degrees are the confind-mini records; goal >= 100x",
+		load:               loadStructureInputs,
+		build:              coordBuild(ccoordv1.Name),
+		perDocQuote:        true,
+		side:               marinfoldCoordBaseline("coords"),
+		sideNeedsMarinFold: true,
+		quoted:             struct{ total, read, gen float64 }{total: 1 / 0.109, read: 1 / (0.109 - 0.091), gen: 1 / 0.091},
+		note: "quoted: MarinFold's generator without pyconfind (the degrees replayed) on the AMD EPYC of the notes (§10), median\n" +
+			"CPU per AFDB document: 0.109 s full (read 0.018 s, build_document 0.091 s); --marinfold times it here; goal >= 100x",
 	}
 	cropsDocs = docsFormat{
-		load:        loadStructureInputs,
-		build:       coordBuild(cropsv1.Name),
-		perDocQuote: true,
-		quoted:      struct{ total, read, gen float64 }{total: 1 / 0.078, read: 1 / (0.078 - 0.064), gen: 1 / 0.064},
-		note: "quoted: MarinFold's generator on this machine without pyconfind (the degrees replayed), median CPU per AFDB\n" +
-			"document: 0.078 s full (read 0.014 s, build_document 0.064 s); here the degrees are the confind-mini records; goal >= 100x",
+		load:               loadStructureInputs,
+		build:              coordBuild(cropsv1.Name),
+		perDocQuote:        true,
+		side:               marinfoldCoordBaseline("crops"),
+		sideNeedsMarinFold: true,
+		quoted:             struct{ total, read, gen float64 }{total: 1 / 0.078, read: 1 / (0.078 - 0.064), gen: 1 / 0.064},
+		note: "quoted: MarinFold's generator without pyconfind (the degrees replayed) on the AMD EPYC of the notes (§10), median\n" +
+			"CPU per AFDB document: 0.078 s full (read 0.014 s, build_document 0.064 s); --marinfold times it here; goal >= 100x",
 	}
 )
+
+// marinfoldCoordReference runs MarinFold's own generator of a coordinate
+// format from a checkout, pyconfind's degrees replayed from the records.
+//
+//go:embed marinfold_coord_reference.py
+var marinfoldCoordReference []byte
+
+// marinfoldCoordBaseline is the coordinate formats' side-by-side baseline:
+// MarinFold's generate_document (its module for which: "crops" or
+// "coords") from the --marinfold checkout over the same files, each timed
+// as the quoted figures were (the least of sa.reps in a row, the median
+// over documents), its documents checked against ours.
+func marinfoldCoordBaseline(which string) func(ctx context.Context, f format.Format, ins []docsBenchInput, sa sideArgs) (sideBySide, error) {
+	return func(ctx context.Context, f format.Format, ins []docsBenchInput, sa sideArgs) (sideBySide, error) {
+		if _, err := exec.LookPath(python3); err != nil {
+			return sideBySide{}, fmt.Errorf("MarinFold's generator needs %s with gemmi and numpy (apt install python3-gemmi python3-numpy): %w", python3, err)
+		}
+		dir, err := os.MkdirTemp("", "foldcorpus-bench-docs-")
+		if err != nil {
+			return sideBySide{}, err
+		}
+		defer os.RemoveAll(dir)
+		records := filepath.Join(filepath.Dir(filepath.Clean(sa.dir)), "golden", "confind-mini.jsonl")
+		args := []string{sa.marinfold, which, records, strconv.Itoa(sa.reps)}
+		ours := make([]string, len(ins))
+		for i, in := range ins {
+			p, err := in.read()
+			if err != nil {
+				return sideBySide{}, err
+			}
+			ours[i] = docSHA1(f, p)
+			args = append(args, in.name)
+		}
+		what := "MarinFold's generate_document"
+		if out, err := exec.CommandContext(ctx, "git", "-C", sa.marinfold, "rev-parse", "--short", "HEAD").Output(); err == nil {
+			what += " at " + strings.TrimSpace(string(out))
+		}
+		return runPythonBaseline(ctx, dir, "marinfold_coord_reference.py", marinfoldCoordReference, args, ours, what+", pyconfind replayed")
+	}
+}
 
 // coordBuild builds the named coordinate format with its analyses
 // replayed from the records of DIR/../golden/confind-mini.jsonl.

@@ -38,13 +38,21 @@ var cadv2Docs = docsFormat{
 type sideBySide struct {
 	what                string
 	read, gen, total    float64 // docs/s/core
+	perDoc              float64 // 1 / the per-document statistic (docs/s/core); 0: not measured
 	identical, compared int     // documents with the same sha1 as ours
+}
+
+// sideArgs is what a side-by-side baseline is run with: its passes, the
+// inputs' DIR and --marinfold's checkout.
+type sideArgs struct {
+	reps           int
+	dir, marinfold string
 }
 
 // pythonCadv2Baseline runs cadv2_reference.py under /usr/bin/python3 over
 // the same files (process CPU time, measured inside the script, excluding
 // interpreter start-up) and checks that its documents equal ours.
-func pythonCadv2Baseline(ctx context.Context, f format.Format, ins []docsBenchInput, reps int) (sideBySide, error) {
+func pythonCadv2Baseline(ctx context.Context, f format.Format, ins []docsBenchInput, sa sideArgs) (sideBySide, error) {
 	if _, err := exec.LookPath(python3); err != nil {
 		return sideBySide{}, fmt.Errorf("side-by-side baseline needs %s with gemmi (apt install python3-gemmi): %w", python3, err)
 	}
@@ -57,7 +65,7 @@ func pythonCadv2Baseline(ctx context.Context, f format.Format, ins []docsBenchIn
 	if cf, ok := f.(*cadv2.Format); ok {
 		pmin = cf.Options().ResiduePLDDTMin
 	}
-	args := []string{strconv.FormatFloat(pmin, 'g', -1, 64), strconv.Itoa(reps)}
+	args := []string{strconv.FormatFloat(pmin, 'g', -1, 64), strconv.Itoa(sa.reps)}
 	ours := make([]string, len(ins))
 	for i, in := range ins {
 		args = append(args, in.name)
@@ -107,7 +115,9 @@ func runPythonBaseline(ctx context.Context, dir, name string, script []byte, arg
 		Reps      int       `json:"reps"`
 		ReadS     float64   `json:"read_s"`
 		GenerateS float64   `json:"generate_s"`
+		PerDocS   *float64  `json:"per_doc_s"`
 		SHA1      []*string `json:"sha1"`
+		Runtime   string    `json:"runtime"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		return sideBySide{}, fmt.Errorf("python baseline output: %w", err)
@@ -115,9 +125,15 @@ func runPythonBaseline(ctx context.Context, dir, name string, script []byte, arg
 	if len(r.SHA1) != len(ours) {
 		return sideBySide{}, fmt.Errorf("python baseline returned %d results for %d inputs", len(r.SHA1), len(ours))
 	}
+	if r.Runtime != "" {
+		what += ", " + r.Runtime
+	}
 	s := sideBySide{what: fmt.Sprintf("%s (%s), %d reps", what, name, r.Reps)}
 	n := float64(r.Files * r.Reps)
 	s.read, s.gen, s.total = n/r.ReadS, n/r.GenerateS, n/(r.ReadS+r.GenerateS)
+	if r.PerDocS != nil && *r.PerDocS > 0 {
+		s.perDoc = 1 / *r.PerDocS
+	}
 	for i, h := range r.SHA1 {
 		if ours[i] != "" || h != nil {
 			s.compared++

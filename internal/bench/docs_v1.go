@@ -79,7 +79,7 @@ func loadRecordInputs(path string) ([]docsBenchInput, error) {
 // /usr/bin/python3 over the same records with the same options (process CPU
 // time measured inside the script, interpreter start-up excluded) and checks
 // that its documents equal ours.
-func pythonContactsV1Baseline(ctx context.Context, f format.Format, ins []docsBenchInput, reps int) (sideBySide, error) {
+func pythonContactsV1Baseline(ctx context.Context, f format.Format, ins []docsBenchInput, sa sideArgs) (sideBySide, error) {
 	cf, ok := f.(*contactsv1.Format)
 	if !ok {
 		return sideBySide{}, fmt.Errorf("format %s is not contacts-v1", f.Name())
@@ -109,6 +109,6 @@ func pythonContactsV1Baseline(ctx context.Context, f format.Format, ins []docsBe
 	}
 	cfg := cf.Config()
 	args := []string{strconv.FormatBool(cfg.Think), strconv.Itoa(cfg.MinSeqSeparation),
-		strconv.FormatFloat(cfg.MinContactDegree, 'g', -1, 64), strconv.Itoa(cfg.ContextLength), strconv.Itoa(reps), records}
+		strconv.FormatFloat(cfg.MinContactDegree, 'g', -1, 64), strconv.Itoa(cfg.ContextLength), strconv.Itoa(sa.reps), records}
 	return runPythonBaseline(ctx, dir, "contactsv1_reference.py", contactsV1Reference, args, ours, "Python 3.11 re-implementation")
 }
