@@ -54,7 +54,9 @@ type docsFormat struct {
 	note   string
 	side   func(ctx context.Context, f format.Format, ins []docsBenchInput, sa sideArgs) (sideBySide, error)
 	// sideNeedsMarinFold says that side runs MarinFold's own generator
-	// from a checkout named by --marinfold, and is skipped without one.
+	// from a checkout named by --marinfold, and is skipped without one;
+	// it runs after each group of docsPerDocGroup reps, so that each
+	// group's per-document figure has its own beside it.
 	sideNeedsMarinFold bool
 	// build, when set, builds the format for DIR instead of the registry
 	// (the coordinate formats: their degrees replayed from records).
@@ -231,6 +233,21 @@ func Docs(ctx context.Context, args []string) error {
 		perDocCPU = append(perDocCPU, cpu)
 		return nil
 	}
+	// runSide runs the side-by-side baseline once, where there is one:
+	// after each group of reps when interleaved, else once at the end.
+	var sides []sideBySide
+	runSide := func() error {
+		if entry.side == nil || *baselineReps == 0 || (entry.sideNeedsMarinFold && *marinfold == "") {
+			return nil
+		}
+		s, err := entry.side(ctx, f, ins, sideArgs{reps: *baselineReps, dir: fset.Arg(0), marinfold: *marinfold})
+		if err != nil {
+			return err
+		}
+		sides = append(sides, s)
+		return nil
+	}
+	interleaved := entry.sideNeedsMarinFold && *marinfold != "" && *baselineReps > 0
 	if err := readAll(); err != nil { // warm up (and fail early on bad inputs)
 		return err
 	}
@@ -274,6 +291,11 @@ func Docs(ctx context.Context, args []string) error {
 		if err := perDoc(); err != nil {
 			return err
 		}
+		if interleaved && len(perDocCPU)%docsPerDocGroup == 0 {
+			if err := runSide(); err != nil {
+				return err
+			}
+		}
 		parRate = append(parRate, n*float64(workers)/ps.cpu.Seconds())
 		parWall = append(parWall, n*float64(workers)/ps.wall.Seconds())
 		bothAllocs = append(bothAllocs, float64(bs.mallocs)/n)
@@ -291,11 +313,20 @@ func Docs(ctx context.Context, args []string) error {
 	if *profile != "" {
 		pprof.StopCPUProfile()
 	}
-	var side *sideBySide
-	if entry.side != nil && *baselineReps > 0 && (!entry.sideNeedsMarinFold || *marinfold != "") {
-		s, err := entry.side(ctx, f, ins, sideArgs{reps: *baselineReps, dir: fset.Arg(0), marinfold: *marinfold})
-		if err != nil {
+	if !interleaved || len(perDocCPU)%docsPerDocGroup != 0 || len(sides) == 0 {
+		if err := runSide(); err != nil {
 			return err
+		}
+	}
+	var side *sideBySide
+	if len(sides) > 0 {
+		s := sides[0]
+		s.read, s.gen, s.total, s.perDoc = sideMedian(sides, func(s sideBySide) float64 { return s.read }),
+			sideMedian(sides, func(s sideBySide) float64 { return s.gen }),
+			sideMedian(sides, func(s sideBySide) float64 { return s.total }),
+			sideMedian(sides, func(s sideBySide) float64 { return s.perDoc })
+		for _, o := range sides[1:] {
+			s.identical = min(s.identical, o.identical)
 		}
 		side = &s
 	}
@@ -349,6 +380,16 @@ func Docs(ctx context.Context, args []string) error {
 		}
 		row("read + generate, per document", rates, nil, perDocQuoted, sr.perDoc)
 		fmt.Printf("per document, each group of %d reps: %s ms\n", docsPerDocGroup, strings.Join(roundTo(perDocMs, 3), " "))
+		if len(sides) == len(perDocMs) && len(sides) > 1 {
+			ratios := make([]float64, len(sides))
+			ref := make([]string, len(sides))
+			for k, s := range sides {
+				ratios[k] = 1e3 / perDocMs[k] / s.perDoc
+				ref[k] = fmt.Sprintf("%.3f", 1/s.perDoc)
+			}
+			fmt.Printf("side by side, run after each group: %s s per document, ratios %s (median %.0fx)\n",
+				strings.Join(ref, " "), strings.Join(roundTo(ratios, 0), "x ")+"x", median(ratios))
+		}
 	}
 	fmt.Printf("read throughput: %.0f MB/s/core\n", median(readMB))
 	fmt.Printf("allocations per document: read %.0f, generate %.1f (%.1f KB), read (reused structure) + generate %.1f\n",
@@ -357,8 +398,12 @@ func Docs(ctx context.Context, args []string) error {
 		fmt.Println(note)
 	}
 	if side != nil {
-		fmt.Printf("side by side: %s, run now on the same files; its documents are byte-identical to ours for %d of %d\n",
-			side.what, side.identical, side.compared)
+		runs := ""
+		if len(sides) > 1 {
+			runs = fmt.Sprintf(" (the medians of %d runs; the fewest in any)", len(sides))
+		}
+		fmt.Printf("side by side: %s, run now on the same files%s; its documents are byte-identical to ours for %d of %d\n",
+			side.what, runs, side.identical, side.compared)
 	} else if entry.sideNeedsMarinFold && *baselineReps > 0 {
 		fmt.Println("side by side: none; --marinfold DIR (git clone https://github.com/Open-Athena/MarinFold) runs its generator here")
 	}
@@ -416,4 +461,13 @@ func docsSortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// sideMedian is the median of one figure over the side-by-side runs.
+func sideMedian(sides []sideBySide, fig func(sideBySide) float64) float64 {
+	v := make([]float64, len(sides))
+	for i, s := range sides {
+		v[i] = fig(s)
+	}
+	return median(v)
 }
