@@ -17,7 +17,7 @@ import (
 // line and the replayed contacts, so the test sees that the script replays
 // each file's own record, skips filtered files and hashes what it returns.
 const standInGenerate = `import pyconfind
-import gemmi, numpy
+import gemmi
 CONTEXT_LENGTH = 8192
 class GenerationConfig:
     pass

@@ -121,8 +121,10 @@ json.dump(
         "generate_s": gen_s,
         "per_doc_s": statistics.median(per_doc) if per_doc else None,
         "sha1": sha1s,
-        "runtime": "Python %s + gemmi %s + numpy %s"
-        % (platform.python_version(), sys.modules["gemmi"].__version__, sys.modules["numpy"].__version__),
+        "runtime": " + ".join(
+            ["Python " + platform.python_version()]
+            + [m + " " + sys.modules[m].__version__ for m in ("gemmi", "numpy") if m in sys.modules]
+        ),
     },
     sys.stdout,
 )
