@@ -40,6 +40,12 @@ func TestBenchSmoke(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// a stand-in MarinFold checkout for docs --marinfold: its documents
+	// are not ours (0 identical), but it runs after each group of reps
+	standIn := filepath.Join(t.TempDir(), "mf")
+	if err := bench.WriteMarinFoldStandIn(standIn); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		kind string
 		args []string
@@ -49,6 +55,9 @@ func TestBenchSmoke(t *testing.T) {
 		{"docs", []string{"--reps", "1", "--baseline-reps", "0", filepath.Join(corpus, "afdb")}, "reference"},
 		{"docs", []string{"--format", "contacts-and-crops-v1", "--reps", "1", "--baseline-reps", "0", filepath.Join(corpus, "afdb")}, "per document"},
 		{"docs", []string{"--format", "contacts-v1", "--reps", "1", "--baseline-reps", "0", filepath.Join(corpus, "golden")}, "reference"},
+		// 4 reps: a group of 3 and a short one, the stand-in beside each
+		{"docs", []string{"--format", "contacts-and-coordinates-v1", "--reps", "4", "--baseline-reps", "1", "--marinfold", standIn,
+			filepath.Join(corpus, "afdb")}, "side by side, run after each group"},
 		// a 64-row shard is too small and too noisy for the overlap target
 		{"shard", []string{"--rows", "64", "--latency", "5ms", "--repeat", "1", "--seq-rows", "8", "--enforce=false"}, "floor"},
 		{"select", []string{"--rows", "20000", "--files", "2", "--trials", "1"}, "baseline"},

@@ -313,6 +313,8 @@ func Docs(ctx context.Context, args []string) error {
 	if *profile != "" {
 		pprof.StopCPUProfile()
 	}
+	// the run at the end: the only one, or the one beside a short last
+	// group (or beside none, with no reps)
 	if !interleaved || len(perDocCPU)%docsPerDocGroup != 0 || len(sides) == 0 {
 		if err := runSide(); err != nil {
 			return err

@@ -66,16 +66,12 @@ var marinfoldCoordReference []byte
 // over documents), its documents checked against ours.
 func marinfoldCoordBaseline(which string) func(ctx context.Context, f format.Format, ins []docsBenchInput, sa sideArgs) (sideBySide, error) {
 	return func(ctx context.Context, f format.Format, ins []docsBenchInput, sa sideArgs) (sideBySide, error) {
-		if _, err := exec.LookPath(python3); err != nil {
-			return sideBySide{}, fmt.Errorf("MarinFold's generator needs %s with gemmi and numpy (apt install python3-gemmi python3-numpy): %w", python3, err)
-		}
-		dir, err := os.MkdirTemp("", "foldcorpus-bench-docs-")
+		dir, err := pythonBaselineDir("gemmi and numpy for MarinFold's generator (apt install python3-gemmi python3-numpy)")
 		if err != nil {
 			return sideBySide{}, err
 		}
 		defer os.RemoveAll(dir)
-		records := filepath.Join(filepath.Dir(filepath.Clean(sa.dir)), "golden", "confind-mini.jsonl")
-		args := []string{sa.marinfold, which, records, strconv.Itoa(sa.reps)}
+		args := []string{sa.marinfold, which, coordRecordsPath(sa.dir), strconv.Itoa(sa.reps)}
 		ours := make([]string, len(ins))
 		for i, in := range ins {
 			p, err := in.read()
@@ -129,11 +125,16 @@ func withRotlib(opts map[string]string) map[string]string {
 	return out
 }
 
+// coordRecordsPath is where the records of the AFDB files in dir lie:
+// DIR/../golden/confind-mini.jsonl, as in the shared corpus.
+func coordRecordsPath(dir string) string {
+	return filepath.Join(filepath.Dir(filepath.Clean(dir)), "golden", "confind-mini.jsonl")
+}
+
 // coordRecords reads DIR/../golden/confind-mini.jsonl and keys each
 // record by the fingerprint of the structure file it was computed from.
 func coordRecords(dir string) (map[string]*contactsv1.Analysis, error) {
-	root := filepath.Dir(filepath.Clean(dir))
-	path := filepath.Join(root, "golden", "confind-mini.jsonl")
+	root, path := filepath.Dir(filepath.Clean(dir)), coordRecordsPath(dir)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("the coordinate formats' bench replays the contact degrees of %s: %w", path, err)

@@ -12,28 +12,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
-// standInGenerate is a stand-in for MarinFold's generate module, with the
-// names the side-by-side script calls: the document is the file's first
-// line and the replayed contacts, so the test sees that the script replays
-// each file's own record, skips filtered files and hashes what it returns.
-const standInGenerate = `import pyconfind
-CONTEXT_LENGTH = 8192
-class GenerationConfig:
-    pass
-def analyze_coordinates(path):
-    first = open(path).readline().strip()
-    if first == "filtered":
-        raise ValueError("filtered")
-    return first, pyconfind.analyze(None)
-def _result_from_analyzed(analyzed, context_length, config):
-    first, an = analyzed
-    degrees = ",".join(str(c.degree) for c in an.report.contacts)
-    resnames = "".join(p.position.resname for p in an.positions)
-    class R:
-        document = "%s|%s|%s|%d" % (first, resnames, degrees, context_length)
-    return R
-`
-
 // TestMarinFoldCoordReference runs the coordinate formats' side-by-side
 // script over a stand-in checkout: every file its own record's degrees,
 // the filtered file and the record-less one counted as no document, the
@@ -41,7 +19,9 @@ def _result_from_analyzed(analyzed, context_length, config):
 func TestMarinFoldCoordReference(t *testing.T) {
 	py := testcorpus.Tool(t, python3, "the coordinate formats' side-by-side baseline runs MarinFold's generator in it")
 	dir := t.TempDir()
-	mod := filepath.Join(dir, "mf", "marinfold", "marinfold", "document_structures", "contacts_and_crops_v1")
+	if err := WriteMarinFoldStandIn(filepath.Join(dir, "mf")); err != nil {
+		t.Fatal(err)
+	}
 	write := func(path, text string) {
 		t.Helper()
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -51,8 +31,6 @@ func TestMarinFoldCoordReference(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(filepath.Join(mod, "__init__.py"), "raise ImportError('the package __init__ must not run')\n")
-	write(filepath.Join(mod, "generate.py"), standInGenerate)
 	rec := func(file, resnames string, degrees string) string {
 		return `{"file": "afdb/` + file + `", "record": {"residue_resname": [` + resnames + `], "residue_resnum": [1, 2], "residue_chain": ["A", "A"],` +
 			` "contact_seq_i": [0], "contact_seq_j": [1], "contact_degree": [` + degrees + `]}}` + "\n"

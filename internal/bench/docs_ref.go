@@ -53,10 +53,7 @@ type sideArgs struct {
 // the same files (process CPU time, measured inside the script, excluding
 // interpreter start-up) and checks that its documents equal ours.
 func pythonCadv2Baseline(ctx context.Context, f format.Format, ins []docsBenchInput, sa sideArgs) (sideBySide, error) {
-	if _, err := exec.LookPath(python3); err != nil {
-		return sideBySide{}, fmt.Errorf("side-by-side baseline needs %s with gemmi (apt install python3-gemmi): %w", python3, err)
-	}
-	dir, err := os.MkdirTemp("", "foldcorpus-bench-docs-")
+	dir, err := pythonBaselineDir("gemmi (apt install python3-gemmi)")
 	if err != nil {
 		return sideBySide{}, err
 	}
@@ -80,6 +77,16 @@ func pythonCadv2Baseline(ctx context.Context, f format.Format, ins []docsBenchIn
 
 // python3 is the interpreter the side-by-side baselines run under.
 const python3 = "/usr/bin/python3"
+
+// pythonBaselineDir checks that python3 is there (needs: what the
+// baseline needs of it, for the error) and makes the temporary folder a
+// baseline's script and inputs are written to (the caller removes it).
+func pythonBaselineDir(needs string) (string, error) {
+	if _, err := exec.LookPath(python3); err != nil {
+		return "", fmt.Errorf("the side-by-side baseline needs %s with %s: %w", python3, needs, err)
+	}
+	return os.MkdirTemp("", "foldcorpus-bench-docs-")
+}
 
 // docSHA1 is the hex sha1 of the document f generates for p, or "" when f
 // filters p or fails on it (the baselines' null).

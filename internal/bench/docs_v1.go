@@ -84,7 +84,7 @@ func pythonContactsV1Baseline(ctx context.Context, f format.Format, ins []docsBe
 	if !ok {
 		return sideBySide{}, fmt.Errorf("format %s is not contacts-v1", f.Name())
 	}
-	dir, err := os.MkdirTemp("", "foldcorpus-bench-docs-")
+	dir, err := pythonBaselineDir("no extra modules")
 	if err != nil {
 		return sideBySide{}, err
 	}
