@@ -25,7 +25,9 @@ typedef struct {
 	double lo[3], hi[3], flo[3], fhi[3];
 	double s2, sigma, keep;
 	int32_t bb[3];
-	int64_t n; // candidates
+	int32_t avx2; // screen with cr_screen_avx2
+	int64_t n;    // candidates
+	int64_t n0;   // the first n0 are the box's own atoms
 } cr_cfg;
 
 typedef struct {
@@ -92,51 +94,156 @@ static void cr_settle(cr_state *st, const cr_seg *sg, const uint32_t *w, int64_t
 	}
 }
 
+// cr_fit is how many candidates, at most lim, from the one whose first
+// value is T have their values' pairs and a keep draw's two outputs in
+// the window (nw outputs): candidate r's values end at pair
+// (T + 3r + 3 - c0 + 1) >> 1, so it fits when 4 times that plus 2 is at
+// most nw - pos0.
+static inline int64_t cr_fit(const cr_seg *sg, int64_t nw, int64_t T, int64_t lim) {
+	int64_t room = nw - 2 - sg->pos0;
+	if (room < 0)
+		return 0;
+	int64_t num = 2 * (room / 4) - 3 - T + sg->c0; // 3r <= num
+	if (num < 0)
+		return 0;
+	int64_t n = num / 3 + 1;
+	return n < lim ? n : lim;
+}
+
+// cr_kept is the screen of candidate i, whose first value is t: 0 when it
+// is far from the box or its noise cannot reach it on some axis where it
+// lies outside (the cheap bound, on the values' u: of the pair of value t,
+// or the cached value, and of the next pair, which the three values span).
+static inline uint64_t cr_kept(const cr_cfg *c, const cr_seg *sg, const uint32_t *w, const int32_t *cand,
+		const double *placed, int64_t i, int64_t t) {
+	const double *p = placed + 3 * (int64_t)cand[i];
+	int far = (p[0] < c->flo[0]) | (p[0] > c->fhi[0]) | (p[1] < c->flo[1]) | (p[1] > c->fhi[1]) |
+			(p[2] < c->flo[2]) | (p[2] > c->fhi[2]);
+	int64_t f0 = t - sg->c0, pa = f0 >= 0 ? f0 >> 1 : -1; // -1: the cached value
+	const uint32_t *qb = w + sg->pos0 + 4 * (pa + 1);
+	double ua = f0 >= 0 ? py_gauss_u(qb - 4) : sg->cu0, ub = py_gauss_u(qb);
+	int rejected = 0;
+	for (int j = 0; j < 3; j++) {
+		int64_t f = f0 + j;
+		double u = (f >= 0 ? f >> 1 : -1) == pa ? ua : ub;
+		double lo = c->lo[j] - p[j], hi = p[j] - c->hi[j];
+		double d = lo > 0.0 ? lo : 0.0;
+		d = hi > d ? hi : d;
+		rejected |= (d > 0) & (c->s2 * (1 - u) < d * d * u);
+	}
+	return !(far | rejected);
+}
+
+// cr_screen_any returns the screen's bits (cr_kept) of the n candidates
+// from k (first value T), bit r for candidate k + r.
+static uint64_t cr_screen_any(const cr_cfg *c, const cr_seg *sg, const uint32_t *w, const int32_t *cand,
+		const double *placed, int64_t k, int64_t T, int64_t n) {
+	uint64_t bits = 0;
+	for (int64_t r = 0; r < n; r++)
+		bits |= cr_kept(c, sg, w, cand, placed, k + r, T + 3 * r) << r;
+	return bits;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+// cr_screen_avx2 is cr_screen_any four candidates at a time: each lane does
+// cr_kept's operations on its candidate (maxpd is its ternaries' max, NaNs
+// included; the u's pair is (f0 + j) >> 1, -1 the cached value), so the
+// bits are the same.
+__attribute__((target("avx2"))) static uint64_t cr_screen_avx2(const cr_cfg *c, const cr_seg *sg,
+		const uint32_t *w, const int32_t *cand, const double *placed, int64_t k, int64_t T, int64_t n) {
+	const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0), s2 = _mm256_set1_pd(c->s2);
+	const __m256d two52 = _mm256_set1_pd(0x1p52), m26 = _mm256_set1_pd(67108864.0),
+			inv53 = _mm256_set1_pd(1.0 / 9007199254740992.0), cu0 = _mm256_set1_pd(sg->cu0);
+	const __m256i magic = _mm256_set1_epi64x(0x4330000000000000LL), lo32 = _mm256_set1_epi64x(0xffffffffLL);
+	const __m128i zero4 = _mm_setzero_si128(), opos = _mm_set1_epi32((int32_t)(sg->pos0 + 2));
+	__m256d lo[3], hi[3], flo[3], fhi[3];
+	for (int j = 0; j < 3; j++) {
+		lo[j] = _mm256_set1_pd(c->lo[j]), hi[j] = _mm256_set1_pd(c->hi[j]);
+		flo[j] = _mm256_set1_pd(c->flo[j]), fhi[j] = _mm256_set1_pd(c->fhi[j]);
+	}
+	// each lane's first value, from the segment's first pair
+	__m128i f0 = _mm_add_epi32(_mm_set1_epi32((int32_t)(T - sg->c0)), _mm_setr_epi32(0, 3, 6, 9));
+	uint64_t bits = 0;
+	int64_t r = 0;
+	for (; r + 4 <= n; r += 4, f0 = _mm_add_epi32(f0, _mm_set1_epi32(12))) {
+		__m128i ci = _mm_loadu_si128((const __m128i *)(cand + k + r));
+		__m128i i3 = _mm_add_epi32(ci, _mm_add_epi32(ci, ci));
+		__m256d out = zero;
+#pragma GCC unroll 3
+		for (int j = 0; j < 3; j++) {
+			__m256d p = _mm256_i32gather_pd(placed + j, i3, 8);
+			out = _mm256_or_pd(out, _mm256_cmp_pd(p, flo[j], _CMP_LT_OQ));
+			out = _mm256_or_pd(out, _mm256_cmp_pd(p, fhi[j], _CMP_GT_OQ));
+			__m128i pa = _mm_srai_epi32(_mm_add_epi32(f0, _mm_set1_epi32(j)), 1);
+			__m128i o = _mm_add_epi32(opos, _mm_slli_epi32(_mm_max_epi32(pa, zero4), 2));
+			__m256i q = _mm256_i32gather_epi64((const long long *)w, o, 4); // w[o] | w[o+1] << 32
+			__m256i a = _mm256_srli_epi64(_mm256_and_si256(q, lo32), 5), b = _mm256_srli_epi64(q, 38);
+			__m256d da = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(a, magic)), two52);
+			__m256d db = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(b, magic)), two52);
+			__m256d u = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(da, m26), db), inv53));
+			u = _mm256_blendv_pd(u, cu0, _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_cmplt_epi32(pa, zero4))));
+			__m256d d = _mm256_max_pd(_mm256_sub_pd(p, hi[j]), _mm256_max_pd(_mm256_sub_pd(lo[j], p), zero));
+			__m256d cut = _mm256_cmp_pd(_mm256_mul_pd(s2, _mm256_sub_pd(one, u)),
+					_mm256_mul_pd(_mm256_mul_pd(d, d), u), _CMP_LT_OQ);
+			out = _mm256_or_pd(out, _mm256_and_pd(_mm256_cmp_pd(d, zero, _CMP_GT_OQ), cut));
+		}
+		bits |= (uint64_t)(~_mm256_movemask_pd(out) & 0xf) << r;
+	}
+	// the upper halves cleared before any SSE code runs (GCC leaves them
+	// dirty on the path to the scalar tail, which slows the SSE code that
+	// follows, SHA-NI's in Go most)
+	_mm256_zeroupper();
+	for (; r < n; r++)
+		bits |= cr_kept(c, sg, w, cand, placed, k + r, T + 3 * r) << r;
+	return bits;
+}
+#else
+#define cr_screen_avx2 cr_screen_any
+#endif
+
+// crScreenLen is how many candidates one screen decides (bits of a word):
+// its bits hold until a keep draw starts a new segment.
+#define crScreenLen 32
+
 static void cr_cands(cr_state *st, const cr_cfg *c, const uint32_t *w, int64_t nw, const int32_t *cand,
 		const double *placed, cr_member *inc, int64_t max_cands) {
 	int64_t k = st->k, ninc = st->ninc;
 	cr_seg sg = {st->pos, st->cached, st->cx, st->cu};
 	int64_t T = 0; // values taken in the segment
 	int64_t end = k + max_cands < c->n ? k + max_cands : c->n;
+	uint64_t bits = 0; // the screen's bits of the candidates k .. k+nbits-1
+	int64_t nbits = 0;
 	st->need = 0;
 	while (k < end) {
-		// screen: the first candidate from k that is not far and not cut
-		// by the cheap bound, or whose outputs (and a keep draw's) the
-		// window may not hold
-		int64_t i = k;
-		int stop = 0;
-		for (; i < end; i++) {
-			int64_t t = T + 3 * (i - k);
-			int cc;
-			if (cr_end(&sg, t + 3, &cc) + 2 > nw) {
+		// the next candidate the screen keeps: every one of the box's own
+		// atoms (the first n0: inside the box on every axis, so never far
+		// or cut), then the screen's bits; stop at a candidate whose
+		// outputs (and a keep draw's) the window may not hold
+		if (k < c->n0) {
+			if (cr_fit(&sg, nw, T, 1) == 0) {
 				st->need = 1;
 				break;
 			}
-			const double *p = placed + 3 * (int64_t)cand[i];
-			int far = (p[0] < c->flo[0]) | (p[0] > c->fhi[0]) | (p[1] < c->flo[1]) | (p[1] > c->fhi[1]) |
-					(p[2] < c->flo[2]) | (p[2] > c->fhi[2]);
-			// the values' u: of the pair of value t (or the cached value)
-			// and of the next pair, which the three values span
-			int64_t f0 = t - sg.c0, pa = f0 >= 0 ? f0 >> 1 : -1; // -1: the cached value
-			const uint32_t *qb = w + sg.pos0 + 4 * (pa + 1);
-			double ua = f0 >= 0 ? py_gauss_u(qb - 4) : sg.cu0, ub = py_gauss_u(qb);
-			int rejected = 0;
-			for (int j = 0; j < 3; j++) {
-				int64_t f = f0 + j;
-				double u = (f >= 0 ? f >> 1 : -1) == pa ? ua : ub;
-				double lo = c->lo[j] - p[j], hi = p[j] - c->hi[j];
-				double d = lo > 0.0 ? lo : 0.0;
-				d = hi > d ? hi : d;
-				rejected |= (d > 0) & (c->s2 * (1 - u) < d * d * u);
+		} else {
+			if (nbits == 0) {
+				int64_t lim = end - k < crScreenLen ? end - k : crScreenLen;
+				nbits = cr_fit(&sg, nw, T, lim);
+				if (nbits == 0) {
+					st->need = 1;
+					break;
+				}
+				bits = c->avx2 ? cr_screen_avx2(c, &sg, w, cand, placed, k, T, nbits)
+						: cr_screen_any(c, &sg, w, cand, placed, k, T, nbits);
 			}
-			if (!(far | rejected)) {
-				stop = 1;
-				break;
+			if (bits == 0) {
+				T += 3 * nbits, k += nbits, nbits = 0;
+				continue;
 			}
+			int r = __builtin_ctzll(bits);
+			T += 3 * r, k += r, bits >>= r, nbits -= r;
 		}
-		T += 3 * (i - k), k = i;
-		if (!stop)
-			break;
 		// candidate k: its values, first on the axes where it lies outside
 		// the box (the likeliest to leave it out), then on the others; g
 		// per pair, once
@@ -148,12 +255,19 @@ static void cr_cands(cr_state *st, const cr_cfg *c, const uint32_t *w, int64_t n
 			if (p[j] < c->lo[j] || p[j] > c->hi[j])
 				order[no++] = j;
 		}
+		// the cheap bound again where it lies outside, tighter:
+		// -ln u <= (1-u)/sqrt(u), as (1-u)/sqrt(u) + ln u falls to 0 at 1
+		int out = 0;
+		for (int o = 0; o < no; o++) {
+			int j = order[o];
+			double d = p[j] < c->lo[j] ? c->lo[j] - p[j] : p[j] - c->hi[j];
+			out |= c->s2 * (1 - du[j]) < d * d * sqrt(du[j]);
+		}
 		for (int j = 0; j < 3; j++)
 			if (!(p[j] < c->lo[j] || p[j] > c->hi[j]))
 				order[no++] = j;
 		int32_t n[3];
 		double gs[3] = {0, 0, 0};
-		int out = 0;
 		for (int o = 0; o < 3 && !out; o++) {
 			int j = order[o];
 			double g = gs[j];
@@ -176,16 +290,19 @@ static void cr_cands(cr_state *st, const cr_cfg *c, const uint32_t *w, int64_t n
 			out = n[j] / 100 != c->bb[j];
 		}
 		T += 3, k++;
+		if (nbits > 0)
+			bits >>= 1, nbits--;
 		if (out)
 			continue;
 		// the keep draw, after the candidate's pairs; a new segment
-		// starts after it
+		// starts after it (the screen's bits were the old one's)
 		int cached;
 		int64_t q = cr_end(&sg, T, &cached);
 		double keep = py_random(w + q);
 		if (cached && T >= sg.c0)
 			sg.cx0 = py_gauss_x(w + q - 4), sg.cu0 = py_gauss_u(w + q - 4);
 		sg.pos0 = q + 2, sg.c0 = cached, T = 0;
+		bits = 0, nbits = 0;
 		if (keep >= c->keep)
 			continue;
 		inc[ninc].atom = cand[k - 1];
@@ -244,6 +361,8 @@ import "C"
 import (
 	"unsafe"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
 )
 
@@ -259,6 +378,10 @@ var (
 	_ = [1]int{}[unsafe.Offsetof(member{}.n)-unsafe.Offsetof(C.cr_member{}.n)]
 )
 
+// screenAVX2 selects cr_screen_avx2 (1) where the CPU has AVX2; tests
+// turn it off to compare the two screens.
+var screenAVX2 C.int32_t = map[bool]C.int32_t{true: 1}[cpu.X86.HasAVX2]
+
 // windowCap, when positive, shortens the windows the kernel gets, so
 // that tests send many candidates to candidate.
 var windowCap int
@@ -267,11 +390,12 @@ var windowCap int
 // the Rand's outputs (pyrandom.Rand.Window): the kernel hands the stream
 // back after each call (Rand.Advance, Normals.Restore), and a candidate
 // it stops at is taken by candidate.
-func (g *Generator) candidatesC(f *coordfront.Front, cb *cropBox, flat []int32, included []member) []member {
+func (g *Generator) candidatesC(f *coordfront.Front, cb *cropBox, flat []int32, n0 int, included []member) []member {
 	if len(flat) == 0 {
 		return included
 	}
-	c := C.cr_cfg{s2: C.double(cb.s2), sigma: C.double(cb.sigma), keep: C.double(cb.keep), n: C.int64_t(len(flat))}
+	c := C.cr_cfg{s2: C.double(cb.s2), sigma: C.double(cb.sigma), keep: C.double(cb.keep), n: C.int64_t(len(flat)),
+		n0: C.int64_t(n0), avx2: screenAVX2}
 	for j := range 3 {
 		c.lo[j], c.hi[j], c.flo[j], c.fhi[j] = C.double(cb.lo[j]), C.double(cb.hi[j]), C.double(cb.flo[j]), C.double(cb.fhi[j])
 		c.bb[j] = C.int32_t(cb.bb[j])

@@ -8,9 +8,13 @@ import "github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
 // needs the C library's log, sin and cos).
 const kernelOK = false
 
-var windowCap int // as with cgo (TestKernel sets it, then skips)
+// as with cgo (TestKernel sets them, then skips)
+var (
+	windowCap  int
+	screenAVX2 int32
+)
 
-func (g *Generator) candidatesC(*coordfront.Front, *cropBox, []int32, []member) []member {
+func (g *Generator) candidatesC(*coordfront.Front, *cropBox, []int32, int, []member) []member {
 	panic("cropsv1: no C kernel without cgo")
 }
 

@@ -158,8 +158,10 @@ func newCropBox(bb [3]int, sigma, keep float64) cropBox {
 			cb.hi[j] = math.Inf(1)
 		}
 	}
-	// |gauss(0, sigma)|^2 <= sigma^2 * 2*ln(1/u) <= sigma^2 * 2*(1-u)/u
-	// (ln y <= y - 1), with room for the libm's and the products' ulps
+	// |gauss(0, sigma)|^2 <= sigma^2 * 2*ln(1/u) <= sigma^2 * 2*(1-u)/sqrt(u)
+	// <= sigma^2 * 2*(1-u)/u (-ln u <= (1-u)/sqrt(u): the difference is 0
+	// at u = 1 and falls with u, its derivative -(1-sqrt(u))^2/(2u^1.5)),
+	// with room for the libm's and the products' ulps
 	cb.s2 = 2 * sigma * sigma * (1 + 1e-9)
 	// a candidate farther than 8.6 sigma from the box on some axis cannot
 	// reach it whatever its draws (|gauss(0, 1)| < 8.58 as u >= 2^-53)
@@ -196,8 +198,8 @@ func (g *Generator) candidates(f *coordfront.Front, cb *cropBox, flat []int32, i
 }
 
 // candidate takes atom ai's three Gaussians and, if its noised point
-// falls in the box, the keep draw: the cheap bound on all three axes
-// first, then the values, first on the axes where the atom lies outside
+// falls in the box, the keep draw: the cheap bound (cropBox.s2) on all
+// three axes first, then the values, first on the axes where the atom lies outside
 // the box (the likeliest to leave it out), then on the others.
 func (g *Generator) candidate(f *coordfront.Front, cb *cropBox, ai int32) (member, bool) {
 	p := &f.Placed[ai]
@@ -210,7 +212,8 @@ func (g *Generator) candidate(f *coordfront.Front, cb *cropBox, ai int32) (membe
 		} else if p[j] > cb.hi[j] {
 			d = p[j] - cb.hi[j]
 		}
-		if u := ds[j].U; d > 0 && cb.s2*(1-u) < d*d*u { // u > 0
+		// u > 0; the C kernel screens with the looser d*d*u first
+		if u := ds[j].U; d > 0 && cb.s2*(1-u) < d*d*math.Sqrt(u) {
 			return member{}, false // its noise cannot reach the box
 		}
 		outside[j] = d > 0
@@ -305,7 +308,7 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 		}
 		g.flat = flat
 		if kernelOK && useKernel {
-			included = g.candidatesC(f, &cb, flat, included[:0])
+			included = g.candidatesC(f, &cb, flat, len(cells.atoms(bb)), included[:0])
 		} else {
 			included = g.candidates(f, &cb, flat, included[:0])
 		}
