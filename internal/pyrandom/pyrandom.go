@@ -240,6 +240,26 @@ func (r *Rand) Random() float64 {
 	return (float64(a)*67108864.0 + float64(b)) * (1.0 / 9007199254740992.0)
 }
 
+// Randoms fills dst with the next len(dst) values of Random, reading
+// the block's outputs in one loop while two remain.
+func (r *Rand) Randoms(dst []float64) {
+	for i := 0; i < len(dst); {
+		k := min(len(dst)-i, (n-r.mti)/2)
+		if k == 0 { // a value across two blocks
+			dst[i] = r.Random()
+			i++
+			continue
+		}
+		out, d := r.out[r.mti:r.mti+2*k], dst[i:i+k]
+		for j := range d {
+			a, b := out[2*j]>>5, out[2*j+1]>>6
+			d[j] = (float64(a)*67108864.0 + float64(b)) * (1.0 / 9007199254740992.0)
+		}
+		r.mti += 2 * k
+		i += k
+	}
+}
+
 // GetRandBits returns random.getrandbits(k) for 0 <= k <= 64: words are drawn
 // least significant first, and the last one keeps its top bits.
 func (r *Rand) GetRandBits(k int) uint64 {

@@ -403,3 +403,27 @@ func TestWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestRandoms: Randoms gives Random's values and leaves the stream where
+// they would, from even and odd positions in a block and across blocks.
+func TestRandoms(t *testing.T) {
+	a, b := New(4242), New(4242)
+	var dst []float64
+	for i := range 600 {
+		if i%3 == 0 { // an odd position
+			if x, y := a.Uint32(), b.Uint32(); x != y {
+				t.Fatalf("step %d: Uint32 %#x vs %#x", i, x, y)
+			}
+		}
+		dst = make([]float64, (i*53)%1500)
+		b.Randoms(dst)
+		for j, v := range dst {
+			if want := a.Random(); math.Float64bits(v) != math.Float64bits(want) {
+				t.Fatalf("step %d, value %d of %d: %v, Random %v", i, j, len(dst), v, want)
+			}
+		}
+	}
+	if x, y := a.Uint32(), b.Uint32(); x != y {
+		t.Fatalf("after: Uint32 %#x vs %#x", x, y)
+	}
+}

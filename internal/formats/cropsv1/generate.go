@@ -108,9 +108,11 @@ type Generator struct {
 	counts     []float64
 	nbs        [][3]int
 	flat       []int32 // pass 2: the candidate atoms of a crop, in order
+	kernel     kernelArgs
 	approx     coordfront.ApproxCache
 	picks      []int32   // pass 1's atoms
 	px         []float64 // pass 1's atom draws (random())
+	rs         []float64 // pass 1's random()s, in order
 	xs, us, zs []float64 // pass 1's Gaussian pairs and values
 }
 

@@ -386,6 +386,13 @@ var screenAVX2 C.int32_t = map[bool]C.int32_t{true: 1}[cpu.X86.HasAVX2]
 // that tests send many candidates to candidate.
 var windowCap int
 
+// kernelArgs is what cr_cands is handed by pointer, kept in the Generator
+// (a Go value whose address C takes would escape: two allocations a crop).
+type kernelArgs struct {
+	cfg   C.cr_cfg
+	state C.cr_state
+}
+
 // candidatesC is candidates with the C kernel (cr_cands) on windows of
 // the Rand's outputs (pyrandom.Rand.Window): the kernel hands the stream
 // back after each call (Rand.Advance, Normals.Restore), and a candidate
@@ -394,7 +401,8 @@ func (g *Generator) candidatesC(f *coordfront.Front, cb *cropBox, flat []int32, 
 	if len(flat) == 0 {
 		return included
 	}
-	c := C.cr_cfg{s2: C.double(cb.s2), sigma: C.double(cb.sigma), keep: C.double(cb.keep), n: C.int64_t(len(flat)),
+	c, st := &g.kernel.cfg, &g.kernel.state
+	*c = C.cr_cfg{s2: C.double(cb.s2), sigma: C.double(cb.sigma), keep: C.double(cb.keep), n: C.int64_t(len(flat)),
 		n0: C.int64_t(n0), avx2: screenAVX2}
 	for j := range 3 {
 		c.lo[j], c.hi[j], c.flo[j], c.fhi[j] = C.double(cb.lo[j]), C.double(cb.hi[j]), C.double(cb.flo[j]), C.double(cb.fhi[j])
@@ -404,14 +412,14 @@ func (g *Generator) candidatesC(f *coordfront.Front, cb *cropBox, flat []int32, 
 		included = append(make([]member, 0, need), included...)
 	}
 	inc := included[:cap(included)]
-	st := C.cr_state{ninc: C.int64_t(len(included))}
+	*st = C.cr_state{ninc: C.int64_t(len(included))}
 	for st.k < c.n {
 		win, d, cached := f.KernelWindow(windowCap)
 		st.pos, st.need, st.cx, st.cu, st.cached = 0, 0, C.double(d.X), C.double(d.U), 0
 		if cached {
 			st.cached = 1
 		}
-		C.cr_cands(&st, &c, (*C.uint32_t)(&win[0]), C.int64_t(len(win)), (*C.int32_t)(&flat[0]),
+		C.cr_cands(st, c, (*C.uint32_t)(&win[0]), C.int64_t(len(win)), (*C.int32_t)(&flat[0]),
 			(*C.double)(&f.Placed[0][0]), (*C.cr_member)(unsafe.Pointer(&inc[0])), candChunk)
 		f.KernelReturn(int(st.pos), float64(st.cx), float64(st.cu), st.cached != 0)
 		if st.need != 0 {

@@ -14,6 +14,8 @@ var (
 	screenAVX2 int32
 )
 
+type kernelArgs struct{}
+
 func (g *Generator) candidatesC(*coordfront.Front, *cropBox, []int32, int, []member) []member {
 	panic("cropsv1: no C kernel without cgo")
 }

@@ -46,10 +46,7 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1, budget int, w *
 	nm := cap1 / pass1Mention
 	px := grow(g.px, nm)
 	g.px = px
-	for j := range px {
-		px[j] = f.Rand.Random()
-		xs, us = f.Normals.AppendPairs3(xs, us)
-	}
+	xs, us = g.mentionDraws(f, px, xs, us)
 	picks = pick.drawAll(px, picks)
 	used := pass1Mention * nm
 	hdrBytes := 0 // the mentions' <pX> <ATOM> bytes
@@ -82,6 +79,39 @@ func (g *Generator) pass1(f *coordfront.Front, cfg Config, cap1, budget int, w *
 	}
 	d.NumPass1Mentions = len(picks)
 	return used, out
+}
+
+// mentionDraws takes Pass 1's draws for len(px) mentions: each one's
+// random() into px, then its three Gaussians' pairs (Normals.AppendPairs3:
+// one pair after a cached value, else two, the second's value then
+// cached), appended to xs and us. Which draws are taken does not depend
+// on their values, so they are read in one go (Rand.Randoms).
+func (g *Generator) mentionDraws(f *coordfront.Front, px, xs, us []float64) ([]float64, []float64) {
+	cd, cached := f.Normals.Cached()
+	k := 0 // random()s
+	for j, c := 0, cached; j < len(px); j, c = j+1, !c {
+		k += 3
+		if !c {
+			k += 2
+		}
+	}
+	rs := grow(g.rs, k)
+	g.rs = rs
+	f.Rand.Randoms(rs)
+	for j := range px {
+		px[j] = rs[0]
+		if cached {
+			xs, us = append(xs, rs[1]*(2*math.Pi)), append(us, 1.0-rs[2])
+			rs = rs[3:]
+		} else {
+			cd = coordfront.Draw{X: rs[3] * (2 * math.Pi), U: 1.0 - rs[4], Second: true}
+			xs, us = append(xs, rs[1]*(2*math.Pi), cd.X), append(us, 1.0-rs[2], cd.U)
+			rs = rs[5:]
+		}
+		cached = !cached
+	}
+	f.Normals.Restore(cd, cached)
+	return xs, us
 }
 
 // noiseTol bounds, in tenths, the error of a noised value computed with
