@@ -229,15 +229,17 @@ func (r *Rand) Skip(k int) {
 
 // Random returns random.random(): a float64 in [0, 1) with 53 random bits.
 func (r *Rand) Random() float64 {
-	var a, b uint32
 	if i := r.mti; i < n-1 { // both words from the current block
-		a, b = r.out[i]>>5, r.out[i+1]>>6
 		r.mti = i + 2
-	} else {
-		a = r.Uint32() >> 5
-		b = r.Uint32() >> 6
+		return random53(r.out[i], r.out[i+1])
 	}
-	return (float64(a)*67108864.0 + float64(b)) * (1.0 / 9007199254740992.0)
+	a := r.Uint32()
+	return random53(a, r.Uint32())
+}
+
+// random53 is random() from its two outputs: 27 and 26 of their bits.
+func random53(w0, w1 uint32) float64 {
+	return (float64(w0>>5)*67108864.0 + float64(w1>>6)) * (1.0 / 9007199254740992.0)
 }
 
 // Randoms fills dst with the next len(dst) values of Random, reading
@@ -252,8 +254,7 @@ func (r *Rand) Randoms(dst []float64) {
 		}
 		out, d := r.out[r.mti:r.mti+2*k], dst[i:i+k]
 		for j := range d {
-			a, b := out[2*j]>>5, out[2*j+1]>>6
-			d[j] = (float64(a)*67108864.0 + float64(b)) * (1.0 / 9007199254740992.0)
+			d[j] = random53(out[2*j], out[2*j+1])
 		}
 		r.mti += 2 * k
 		i += k
