@@ -22,7 +22,7 @@ func (g *Generator) candidatesC(*coordfront.Front, *cropBox, []int32, int, []mem
 
 // as with cgo (TestPickKernel sets them, then skips)
 var (
-	pickSkew    float64
+	pickWiden   float64
 	pickAllSlow bool
 )
 

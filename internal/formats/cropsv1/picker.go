@@ -28,6 +28,7 @@ type picker struct {
 	total   u128      // the tree's sum
 	cdf     []float64 // the slow path's prefix sums
 	exactOK bool      // every weight is >= 2^-28 (fixed point exact)
+	stale   bool      // tree and total are not w's (rebuilt when a draw needs them)
 	slow    int       // draws that took the slow path
 
 	// the C kernel's (drawAllC): the guess's sums, the counts as
@@ -85,15 +86,13 @@ func newPicker(res []int32, L int) *picker {
 }
 
 // reset starts p over for atoms res of L residues, reusing its memory.
+// The Fenwick tree is built when a draw first needs it (the C kernel does
+// not).
 func (p *picker) reset(res []int32, L int) {
-	// the tree has a node for each residue (1..L) and zero-weight ones up
-	// to a power of two, so that find's descent needs no bounds
-	size := 1 << bits.Len(uint(L))
-	*p = picker{res: res, start: grow(p.start, L+1), w: grow(p.w, L), k: grow(p.k, L), tree: grow(p.tree, size),
-		top: size / 2, cdf: grow(p.cdf, len(res)), exactOK: true, lv: p.lv, kc: p.kc, tab: p.tab}
+	*p = picker{res: res, start: grow(p.start, L+1), w: grow(p.w, L), k: grow(p.k, L), tree: p.tree,
+		cdf: grow(p.cdf, len(res)), exactOK: true, stale: true, lv: p.lv, kc: p.kc, tab: p.tab}
 	clear(p.start)
 	clear(p.k)
-	clear(p.tree)
 	for _, r := range res {
 		p.start[r+1]++
 	}
@@ -101,9 +100,23 @@ func (p *picker) reset(res []int32, L int) {
 		p.start[r+1] += p.start[r]
 		p.w[r] = 1.0
 	}
-	one, _ := fixed(1.0)
+}
+
+// build makes the Fenwick tree and total w's. The tree has a node for
+// each residue (1..L) and zero-weight ones up to a power of two, so that
+// find's descent needs no bounds.
+func (p *picker) build() {
+	L := len(p.w)
+	size := 1 << bits.Len(uint(L))
+	p.tree, p.top, p.total, p.stale = grow(p.tree, size), size/2, u128{}, false
+	clear(p.tree)
 	for r := range L {
-		p.addTree(r, one.mul(uint64(p.start[r+1]-p.start[r])))
+		fw, ok := fixed(p.w[r])
+		if !ok {
+			p.exactOK = false
+			return
+		}
+		p.addTree(r, fw.mul(uint64(p.start[r+1]-p.start[r])))
 	}
 }
 
@@ -154,6 +167,9 @@ func (p *picker) drawAll(xs []float64, picks []int32) []int32 {
 // draw returns the atom the reference picks for the random() x.
 func (p *picker) draw(x float64) int {
 	m := len(p.res)
+	if p.exactOK && p.stale {
+		p.build()
+	}
 	if p.exactOK {
 		wt := p.total.float()
 		rf := x * wt
@@ -198,7 +214,7 @@ func (p *picker) count(res int) {
 	p.k[res] += 1.0
 	nw := 1.0 / (1.0 + p.k[res])
 	p.w[res] = nw
-	if !p.exactOK {
+	if !p.exactOK || p.stale {
 		return
 	}
 	fo, _ := fixed(old)
@@ -212,23 +228,36 @@ func (p *picker) count(res int) {
 }
 
 // pickK is what a count k gives the kernel: w = 1/(1+k) as count
-// computes it, tab[k+1].w - w (exact: the difference of two floats within
-// a factor of 2), fixed(w) and fixed(tab[k+1].w) - fixed(w) (wrapped).
-type pickK struct {
-	w, dw     float64
-	fix, dfix u128
-}
+// computes it, and tab[k+1].w - w (exact: the difference of two floats
+// within a factor of 2).
+type pickK struct{ w, dw float64 }
 
 // pickTable returns tab with its entries for the counts 0..n (at least).
 func pickTable(tab []pickK, n int) []pickK {
 	for k := len(tab); k <= n+1; k++ {
 		w := 1.0 / (1.0 + float64(k))
-		fw, _ := fixed(w)
-		tab = append(tab, pickK{w: w, fix: fw})
+		tab = append(tab, pickK{w: w})
 		if k > 0 {
 			tab[k-1].dw = w - tab[k-1].w
-			tab[k-1].dfix = fw.sub(tab[k-1].fix)
 		}
 	}
 	return tab
+}
+
+// pickDepth is the kernel's tree for L residues: depth levels of fan-out
+// 8 (8^depth >= L leaves), n values in all (9 a node).
+func pickDepth(L int) (depth, n int) {
+	depth, leaves, n := 1, 8, 9
+	for leaves < L {
+		n += 9 * leaves
+		depth, leaves = depth+1, 8*leaves
+	}
+	return depth, n
+}
+
+// pickMargin is the kernel's margin for m atoms and a tree of depth
+// levels, as a multiple of Wmax: mbase + mslope*K at draw K (see cr_pick).
+func pickMargin(m, depth int) (mbase, mslope float64) {
+	D := float64(depth)
+	return (3*float64(m) + 64 + (D+2)*(8*D+4)) * 0x1p-53, (D + 2) * 3 * 0x1p-53
 }

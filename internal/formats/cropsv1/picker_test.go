@@ -1,6 +1,7 @@
 package cropsv1
 
 import (
+	"math"
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
@@ -68,19 +69,20 @@ func TestPickerIsReference(t *testing.T) {
 }
 
 // TestPickKernel: the C kernel's picks (drawAll) equal the reference's
-// over the layouts of TestPickerIsReference, with the guess as it is,
-// with its total skewed (most guesses near a boundary are then wrong, and
-// its check must send them to the slow path), and with every draw on the
-// slow path; and as it is, the guess is almost always right.
+// over the layouts of TestPickerIsReference, with the margin as it is,
+// widened a million times (draws near a bound then take the slow path
+// between fast ones), and with every draw on the slow path; as it is, the
+// fast path decides almost every draw. The picker's own draws then go on
+// from the kernel's counts (its tree rebuilt).
 func TestPickKernel(t *testing.T) {
 	if !kernelOK {
 		t.Skip("SKIP: built without cgo, so without the C kernel")
 	}
 	for _, mode := range []struct {
 		name    string
-		skew    float64
+		widen   float64
 		allSlow bool
-	}{{name: "as it is"}, {name: "guess skewed", skew: 1e-3}, {name: "all slow", allSlow: true}} {
+	}{{name: "as it is"}, {name: "margin widened", widen: 1e6}, {name: "all slow", allSlow: true}} {
 		draws, slow := 0, 0
 		for seed := range uint64(40) {
 			g := pyrandom.New(2000 + seed)
@@ -103,11 +105,16 @@ func TestPickKernel(t *testing.T) {
 				xs[i] = rng.Random()
 			}
 			p := newPicker(res, L)
-			pickSkew, pickAllSlow = mode.skew, mode.allSlow
+			pickWiden, pickAllSlow = mode.widen, mode.allSlow
 			// in two calls, the second starting from the first's counts
 			picks := p.drawAll(xs[:1000], nil)
-			picks = p.drawAll(xs[1000:], picks)
-			pickSkew, pickAllSlow = 0, false
+			picks = p.drawAll(xs[1000:2500], picks)
+			pickWiden, pickAllSlow = 0, false
+			for _, x := range xs[2500:] {
+				idx := p.draw(x)
+				picks = append(picks, int32(idx))
+				p.count(int(res[idx]))
+			}
 			ref := pyrandom.New(seed)
 			k := make([]float64, L)
 			for i, got := range picks {
@@ -123,8 +130,70 @@ func TestPickKernel(t *testing.T) {
 		if mode.name == "as it is" && slow > draws/1000 {
 			t.Errorf("%d of %d draws took the slow path", slow, draws)
 		}
-		if mode.skew > 0 && slow < draws/1000 {
-			t.Errorf("guess skewed: only %d of %d draws took the slow path (the skew does not reach the guess)", slow, draws)
+		if mode.widen > 0 && slow < draws/1000 {
+			t.Errorf("margin widened: only %d of %d draws took the slow path (the knob does not reach the check)", slow, draws)
 		}
 	}
+}
+
+// TestPickTreeBound: the kernel's float sums stay within the drift its
+// margin assumes (cr_pick's E = ((8D+2) + 2.01K)U*Wmax after K draws) of
+// the exact sums of the weights it leaves, over many layouts and up to
+// 20,000 draws.
+func TestPickTreeBound(t *testing.T) {
+	if !kernelOK {
+		t.Skip("SKIP: built without cgo, so without the C kernel")
+	}
+	worst := 0.0
+	for seed := range uint64(30) {
+		g := pyrandom.New(3000 + seed)
+		L := 1 + g.RandBelow(5000)
+		var res []int32
+		for r := range L {
+			for range g.RandBelow(20) {
+				res = append(res, int32(r))
+			}
+		}
+		if len(res) == 0 {
+			continue
+		}
+		rng := pyrandom.New(seed)
+		K := 1000 + g.RandBelow(19000)
+		xs := make([]float64, K)
+		for i := range xs {
+			xs[i] = rng.Random()
+		}
+		p := newPicker(res, L)
+		wmax := float64(len(res))
+		p.drawAll(xs, nil)
+		D, _ := pickDepth(L)
+		bound := (float64(8*D+2) + 2.01*float64(K)) * 0x1p-53 * wmax
+		// each level's values against the exact sums of the residues under
+		// each child
+		off, nodes, span := 0, 1, 1
+		for range D - 1 {
+			span *= 8
+		}
+		for d := range D {
+			for nd := range nodes {
+				var acc u128
+				for c := range 8 {
+					for r := (8*nd + c) * span; r < min(L, (8*nd+c+1)*span); r++ {
+						fw, _ := fixed(p.w[r])
+						acc = acc.add(fw.mul(uint64(p.start[r+1] - p.start[r])))
+					}
+					got := p.lv[off+9*nd+1+c]
+					if e := math.Abs(got - acc.float()); e > bound {
+						t.Fatalf("seed %d (L %d, %d draws): level %d node %d child %d: %v, exact %v (off by %.3g, bound %.3g)",
+							seed, L, K, d, nd, c, got, acc.float(), e, bound)
+					} else {
+						worst = max(worst, e/bound)
+					}
+				}
+			}
+			off += 9 * nodes
+			nodes, span = 8*nodes, span/8
+		}
+	}
+	t.Logf("the largest drift is %.3g of the bound", worst)
 }

@@ -9,60 +9,47 @@ package cropsv1
 // cr_pick is picker.drawAll for draws j0 <= j < j1: for each x = xs[j],
 // the atom the reference picks (picks[j]), and its residue counted.
 //
-// picker.draw finds the residue by a Fenwick descent: about ten steps,
-// each a load whose address the step before decides, on the chain from
-// one draw to the next (each draw's search reads the sums the previous
-// draw's count changed). Here the residue is guessed instead in a tree of
+// picker.draw finds the residue by a Fenwick descent over exact sums:
+// about ten steps, each a load whose address the step before decides, and
+// an update as long. Here the residue is found instead in a tree of
 // fan-out 8 over float64 sums (each node holds its 8 children's inclusive
-// prefix sums; a level is one count of 8 compares), and only that search
-// and the update of those sums are on the chain. The guess is then
-// checked as picker.draw checks the residue its descent finds: the
-// residue's exact prefix sum (the Fenwick tree's, a query whose loads do
-// not depend on one another), the atom within it, and that atom's bounds
-// farther than delta from x*W. A guess that fails (the float sums drift
-// by a few ulps of W per draw, against delta's 2M+32) takes the slow
-// path, as there; so every pick is the reference's, whatever the guess.
-
-typedef struct { uint64_t hi, lo; } cp_u128; // picker's u128
+// prefix sums; a level is one count of 8 compares): the descent leaves
+// rem, x times the tree's total less the sums before the residue found,
+// and the atom is the residue's floor(rem/w)-th. Those sums drift from
+// the exact ones by a bounded amount (cp_margin), so when rem lies
+// farther than the margin from the atom's bounds, the atom is the one
+// picker.draw would take; otherwise (rarely) the draw takes the slow path,
+// the reference's own cumsum, as there. So every pick is the reference's.
+//
+// The bound. Let U = 2^-53 and Wmax the exact total at the start (the
+// weights only fall, so every exact sum stays <= Wmax). cr_pick_init's
+// sums of at most 8 products, level over level, are within (8D+2)U of
+// their value relative to it, so within (8D+2)U*Wmax; each of the K draws
+// since adds to a value at most once, n*dw rounded and the sum rounded,
+// 2.01U*Wmax at most (dw, the change of a weight, is exact). So every
+// value, the total included, is within E = ((8D+2) + 2.01K)U*Wmax of its
+// exact sum. rem takes x*total and D subtractions: within (D+1)(E +
+// 1.01U*Wmax) of x*W less the exact sum before the residue. picker.draw
+// accepts an atom whose exact bounds lie farther than (2M+32)U*W from
+// x*W (rounded twice, 2.01U*W); t*w and the comparisons round three times
+// more. cp_margin's (3M + 64 + (D+2)(8D+4+3K))U*Wmax covers all of it.
 
 typedef struct {
-	int64_t m, nres, size, depth; // atoms, residues, Fenwick tree length, guess levels
-	double dcoef;                 // (2m+32)*2^-53
-	double wtf;                   // the guess's total
-	int64_t slow;                 // draws that took the slow path
+	int64_t m, nres, depth; // atoms, residues, the tree's levels
+	double mbase, mslope;   // cp_margin's (3M + 64 + (D+2)(8D+4))U and (D+2)*3U
+	double wmax;            // a bound on every exact sum: the total at the start, with room
+	double wtf;             // the tree's total
+	int64_t slow;           // draws that took the slow path
 } cp_state;
 
-typedef unsigned __int128 u128;
 typedef double v2d __attribute__((vector_size(16)));
 typedef int64_t v2i __attribute__((vector_size(16)));
 
-static inline u128 cp_get(const cp_u128 *a) { return (u128)a->hi << 64 | a->lo; }
-static inline void cp_put(cp_u128 *a, u128 v) { a->hi = (uint64_t)(v >> 64), a->lo = (uint64_t)v; }
-
-// cp_float is u128.float, for a < 2^127: the low word converted exactly
-// in two halves and rounded once (the C conversion of a uint64 branches on
-// its top bit, which is random here), the high word exactly.
-static inline double cp_float(u128 a) {
-	uint64_t lo = (uint64_t)a;
-	double dlo = (double)(int64_t)(lo >> 32) * 0x1p32 + (double)(int64_t)(lo & 0xffffffff);
-	return ((double)(int64_t)(uint64_t)(a >> 64) * 0x1p64 + dlo) * 0x1p-80;
-}
-
-// cp_k is what a count k gives (pickK): w = 1/(1+k), the weight's change
-// to the next count, fixed(w) and its change.
+// cp_k is what a count k gives (pickK): w = 1/(1+k) and the weight's
+// change to the next count.
 typedef struct {
 	double w, dw;
-	cp_u128 fix, dfix;
 } cp_k;
-
-// cp_fixed is fixed(w) for w in [2^-28, 2^16).
-static inline u128 cp_fixed(double w) {
-	uint64_t u;
-	memcpy(&u, &w, sizeof u);
-	int e = (int)(u >> 52 & 0x7ff) - 1023;
-	uint64_t m = (u & ((1ull << 52) - 1)) | 1ull << 52;
-	return (u128)m << (e + 28);
-}
 
 static inline v2d cp_load(const double *a) {
 	v2d v;
@@ -161,17 +148,19 @@ __attribute__((noinline)) static int64_t cp_slow(double x, int64_t m, const int3
 	return lo < m - 1 ? lo : m - 1;
 }
 
+// cp_margin is the bound above for draw K.
+static inline double cp_margin(const cp_state *st, int64_t K) {
+	return (st->mbase + st->mslope * (double)K) * st->wmax;
+}
+
 static void cr_pick(cp_state *st, const double *xs, int64_t j0, int64_t j1, int32_t *picks, const int32_t *res,
-		const int32_t *start, double *w, double *k, int32_t *kc, const cp_k *tab, cp_u128 *tree, cp_u128 *total,
-		double *lv, double *cdf) {
-	const int64_t m = st->m, nres = st->nres, size = st->size, D = st->depth;
+		const int32_t *start, double *w, double *k, int32_t *kc, const cp_k *tab, double *lv, double *cdf) {
+	const int64_t m = st->m, nres = st->nres, D = st->depth;
 	double *lev[8];
 	cp_levels(lv, D, lev);
-	u128 T = cp_get(total);
 	double wtf = st->wtf;
 	for (int64_t j = j0; j < j1; j++) {
 		double x = xs[j];
-		// the guess
 		double rem = x * wtf;
 		int64_t r = 0;
 		for (int64_t d = 0; d < D; d++) {
@@ -181,24 +170,20 @@ static void cr_pick(cp_state *st, const double *xs, int64_t j0, int64_t j1, int3
 			rem -= e[c];
 			r = 8 * r + c;
 		}
-		r = r < nres ? r : nres - 1;
-		// the check (picker.draw's)
-		double wt = cp_float(T);
-		double rf = x * wt;
-		double delta = st->dcoef * wt;
-		int64_t n = start[r + 1] - start[r], idx = -1;
-		u128 before = 0;
-		for (int64_t q = r; q > 0; q -= q & -q)
-			before += cp_get(&tree[q]);
-		const cp_k *e = &tab[kc[r]];
-		double wr = e->w;
-		int64_t t = (int64_t)((rf - cp_float(before)) / wr);
-		t = t > n - 1 ? n - 1 : t;
-		t = t < 0 ? 0 : t;
-		u128 fw = cp_get(&e->fix);
-		u128 lower = before + fw * (uint64_t)t, upper = lower + fw;
-		if (n > 0 && cp_float(lower) + delta < rf && rf + delta < cp_float(upper))
-			idx = start[r] + t;
+		// the check: rem within the atom t of residue r, farther than the
+		// margin from both of its bounds
+		int64_t idx = -1, n = 0;
+		if (r < nres) {
+			n = start[r + 1] - start[r];
+			int32_t kr = kc[r];
+			double wr = tab[kr].w, mg = cp_margin(st, j);
+			int64_t t = (int64_t)(rem * (double)(kr + 1));
+			t = t > n - 1 ? n - 1 : t;
+			t = t < 0 ? 0 : t;
+			double lower = (double)t * wr, upper = (double)(t + 1) * wr;
+			if (n > 0 && lower + mg < rem && rem + mg < upper)
+				idx = start[r] + t;
+		}
 		if (__builtin_expect(idx < 0, 0)) {
 			st->slow++;
 			idx = cp_slow(x, m, res, w, cdf);
@@ -206,24 +191,18 @@ static void cr_pick(cp_state *st, const double *xs, int64_t j0, int64_t j1, int3
 			n = start[r + 1] - start[r];
 		}
 		picks[j] = (int32_t)idx;
-		// picker.count(r), and the guess's sums
+		// picker.count(r), and the tree's sums
 		int32_t kr = kc[r];
-		const cp_k *ek = &tab[kr];
 		kc[r] = kr + 1;
 		k[r] = (double)(kr + 1);
 		w[r] = tab[kr + 1].w;
-		u128 dd = cp_get(&ek->dfix) * (uint64_t)n;
-		T += dd;
-		for (int64_t q = r + 1; q < size; q += q & -q)
-			cp_put(&tree[q], cp_get(&tree[q]) + dd);
-		double df = (double)n * ek->dw;
+		double df = (double)n * tab[kr].dw;
 		wtf += df;
 		for (int64_t d = 0; d < D; d++) {
 			int64_t sh = 3 * (D - 1 - d);
 			cp_add8(lev[d] + 9 * (r >> (sh + 3)) + 1, r >> sh & 7, df);
 		}
 	}
-	cp_put(total, T);
 	st->wtf = wtf;
 }
 */
@@ -235,27 +214,25 @@ import (
 	"unsafe"
 )
 
-// cp_u128 must be u128's layout, and cp_k pickK's.
-var (
-	_ = [1]int{}[unsafe.Sizeof(u128{})-unsafe.Sizeof(C.cp_u128{})]
-	_ = [1]int{}[unsafe.Sizeof(pickK{})-unsafe.Sizeof(C.cp_k{})]
-	_ = [1]int{}[unsafe.Offsetof(pickK{}.dfix)-unsafe.Offsetof(C.cp_k{}.dfix)]
-)
+// cp_k must be pickK's layout.
+var _ = [1]int{}[unsafe.Sizeof(pickK{})-unsafe.Sizeof(C.cp_k{})]
 
 // pickChunk bounds one cr_pick call's draws (about 10 µs).
 const pickChunk = 256
 
-// Test knobs: pickSkew scales the guess's total (most guesses near a
-// boundary then go wrong, and the check must catch them); pickAllSlow
-// fails every check (every draw takes the slow path).
+// Test knobs: pickWiden scales the margin (draws near a bound then take
+// the slow path, between fast ones); pickAllSlow fails every check (every
+// draw takes the slow path).
 var (
-	pickSkew    float64
+	pickWiden   float64
 	pickAllSlow bool
 )
 
 // drawAllC is drawAll with the C kernel (cr_pick). ok is false, with
 // nothing done, where the kernel does not apply: a weight could fall below
-// 2^-28 (the fixed point's), or the residues need more than 8 levels.
+// 2^-28 (the Go picker's fixed point; the tree does not need it, but the
+// picker's later draws would), or the residues need more than 8 levels.
+// The picker's Fenwick tree is left stale (rebuilt when a Go draw needs it).
 func (p *picker) drawAllC(xs []float64, picks []int32) (_ []int32, ok bool) {
 	m, L := len(p.res), len(p.w)
 	if m == 0 || len(xs) == 0 {
@@ -265,12 +242,7 @@ func (p *picker) drawAllC(xs []float64, picks []int32) (_ []int32, ok bool) {
 	for _, k := range p.k {
 		maxK = max(maxK, int(k))
 	}
-	// the guess's levels: 8^depth >= L leaves
-	depth, leaves, n := 1, 8, 9
-	for leaves < L {
-		n += 9 * leaves
-		depth, leaves = depth+1, 8*leaves
-	}
+	depth, n := pickDepth(L)
 	if !p.exactOK || maxK+len(xs)+1 >= 1<<28 || depth > 8 {
 		return picks, false
 	}
@@ -280,22 +252,26 @@ func (p *picker) drawAllC(xs []float64, picks []int32) (_ []int32, ok bool) {
 	}
 	p.tab = pickTable(p.tab, maxK+len(xs)+1)
 	p.lv = grow(p.lv, n)
-	st := C.cp_state{m: C.int64_t(m), nres: C.int64_t(L), size: C.int64_t(len(p.tree)), depth: C.int64_t(depth),
-		dcoef: C.double(float64(2*m+32) * 0x1p-53)}
+	mbase, mslope := pickMargin(m, depth)
+	st := C.cp_state{m: C.int64_t(m), nres: C.int64_t(L), depth: C.int64_t(depth),
+		mbase: C.double(mbase), mslope: C.double(mslope)}
+	if pickWiden > 0 {
+		st.mbase, st.mslope = C.double(mbase*pickWiden), C.double(mslope*pickWiden)
+	}
 	if pickAllSlow {
-		st.dcoef = C.double(math.Inf(1))
+		st.mbase = C.double(math.Inf(1))
 	}
 	C.cr_pick_init(&st, (*C.int32_t)(&p.start[0]), (*C.double)(&p.w[0]), (*C.double)(&p.lv[0]))
-	st.wtf *= C.double(1 + pickSkew)
+	st.wmax = st.wtf * (1 + 1e-9)
 	n0 := len(picks)
 	picks = slices.Grow(picks, len(xs))[:n0+len(xs)]
 	out := picks[n0:]
 	for j := 0; j < len(xs); j += pickChunk {
 		C.cr_pick(&st, (*C.double)(&xs[0]), C.int64_t(j), C.int64_t(min(len(xs), j+pickChunk)), (*C.int32_t)(&out[0]),
 			(*C.int32_t)(&p.res[0]), (*C.int32_t)(&p.start[0]), (*C.double)(&p.w[0]), (*C.double)(&p.k[0]),
-			(*C.int32_t)(&p.kc[0]), (*C.cp_k)(unsafe.Pointer(&p.tab[0])), (*C.cp_u128)(unsafe.Pointer(&p.tree[0])),
-			(*C.cp_u128)(unsafe.Pointer(&p.total)), (*C.double)(&p.lv[0]), (*C.double)(&p.cdf[0]))
+			(*C.int32_t)(&p.kc[0]), (*C.cp_k)(unsafe.Pointer(&p.tab[0])), (*C.double)(&p.lv[0]), (*C.double)(&p.cdf[0]))
 	}
 	p.slow += int(st.slow)
+	p.stale = true
 	return picks, true
 }
