@@ -79,8 +79,12 @@ func (f *Format) Name() string                   { return Name }
 func (f *Format) Kind() format.InputKind         { return format.FromStructure }
 func (f *Format) RecordColumns() []format.Column { return nil }
 
-// Columns are the reference's metadata_row after its document: one
-// depth{d}_count column per depth up to max_depth.
+// Columns are the reference's metadata_row after its document, with one
+// depth{d}_count column per depth up to max_depth, less its sha1: the
+// corpus's own sha1 column holds that, hashed by the shard's sink from the
+// document's bytes as for every format that does not list it (the
+// reference's generate_document does not hash either: its sha1 is a
+// property, computed when the row is written).
 func (f *Format) Columns() []format.Column {
 	i := func(n string) format.Column { return format.Column{Name: n, Type: format.Int64} }
 	fl := func(n string) format.Column { return format.Column{Name: n, Type: format.Float64} }
@@ -92,8 +96,7 @@ func (f *Format) Columns() []format.Column {
 		cols = append(cols, i("depth"+strconv.Itoa(d)+"_count"))
 	}
 	return append(cols, fl("quat_w"), fl("quat_x"), fl("quat_y"), fl("quat_z"), fl("trans_x"), fl("trans_y"),
-		fl("trans_z"), format.Column{Name: "truncated", Type: format.Bool}, i("num_tokens"),
-		format.Column{Name: "sha1", Type: format.String})
+		fl("trans_z"), format.Column{Name: "truncated", Type: format.Bool}, i("num_tokens"))
 }
 
 // MixClasses names Result.Mix's counts (format.Mixer): the sequence
@@ -138,7 +141,7 @@ func (d *Document) Values() []any {
 		v = append(v, int64(n))
 	}
 	return append(v, d.Quat[0], d.Quat[1], d.Quat[2], d.Quat[3], d.Trans[0], d.Trans[1], d.Trans[2],
-		d.Truncated, int64(d.NumTokens), d.SHA1)
+		d.Truncated, int64(d.NumTokens))
 }
 
 // NewFromOptions builds the format from run options (the registry's

@@ -73,7 +73,6 @@ type Document struct {
 	Truncated                 bool
 	NumTokens                 int
 	CoordinateTokens          int // the coordinate section's tokens
-	SHA1                      string
 	// DuplicateKeys counts residues whose (chain, number) key an earlier
 	// residue had (the reference warns and keeps the first one's atoms).
 	DuplicateKeys int
@@ -129,8 +128,6 @@ func (g *Generator) Generate(st *structure.Structure, a *contactsv1.Analysis, en
 		panic("ccoordv1: the document's length was reckoned wrong")
 	}
 	d.NumTokens = doc.Tokens
-	sum := sha1.Sum(doc.Buf)
-	d.SHA1 = hex.EncodeToString(sum[:])
 	d.Text = coordfront.Text(doc.Buf) // doc's buffer is the document's alone
 	return d, ""
 }
@@ -437,4 +434,11 @@ func (d *Document) Metadata() map[string]any {
 		m["depth"+strconv.Itoa(k+1)+"_count"] = n
 	}
 	return m
+}
+
+// SHA1 is the hex SHA-1 of the document's text (the corpus's sha1 column,
+// which the shard's sink computes from the same bytes).
+func (d *Document) SHA1() string {
+	sum := sha1.Sum([]byte(d.Text))
+	return hex.EncodeToString(sum[:])
 }

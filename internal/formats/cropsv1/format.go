@@ -81,7 +81,11 @@ func (f *Format) Name() string                   { return Name }
 func (f *Format) Kind() format.InputKind         { return format.FromStructure }
 func (f *Format) RecordColumns() []format.Column { return nil }
 
-// Columns are the reference's metadata_row after its document.
+// Columns are the reference's metadata_row after its document, less its
+// sha1: the corpus's own sha1 column holds that, hashed by the shard's
+// sink from the document's bytes as for every format that does not list
+// it (the reference's generate_document does not hash either: its sha1 is
+// a property, computed when the row is written).
 func (f *Format) Columns() []format.Column {
 	i := func(n string) format.Column { return format.Column{Name: n, Type: format.Int64} }
 	fl := func(n string) format.Column { return format.Column{Name: n, Type: format.Float64} }
@@ -91,7 +95,7 @@ func (f *Format) Columns() []format.Column {
 		i("num_eligible_atoms"), i("num_pass1_mentions"), i("num_crops"), i("num_empty_crops"),
 		i("num_distinct_crop_boxes"), i("crop_atoms_emitted"), i("max_box_visits"),
 		fl("quat_w"), fl("quat_x"), fl("quat_y"), fl("quat_z"), fl("trans_x"), fl("trans_y"), fl("trans_z"),
-		{Name: "truncated", Type: format.Bool}, i("num_tokens"), {Name: "sha1", Type: format.String}}
+		{Name: "truncated", Type: format.Bool}, i("num_tokens")}
 }
 
 // MixClasses names Result.Mix's counts (format.Mixer): the sequence
@@ -136,7 +140,7 @@ func (d *Document) Values() []any {
 		int64(d.NumEligibleAtoms), int64(d.NumPass1Mentions), int64(d.NumCrops), int64(d.NumEmptyCrops),
 		int64(d.NumDistinctCropBoxes), int64(d.CropAtomsEmitted), int64(d.MaxBoxVisits),
 		d.Quat[0], d.Quat[1], d.Quat[2], d.Quat[3], d.Trans[0], d.Trans[1], d.Trans[2],
-		d.Truncated, int64(d.NumTokens), d.SHA1}
+		d.Truncated, int64(d.NumTokens)}
 }
 
 // NewFromOptions builds the format from run options (the registry's

@@ -81,7 +81,6 @@ type Document struct {
 	Trans                  [3]float64
 	Truncated              bool
 	NumTokens              int
-	SHA1                   string
 	DuplicateKeys          int
 }
 
@@ -134,8 +133,6 @@ func (g *Generator) Generate(st *structure.Structure, a *contactsv1.Analysis, en
 	g.pass2(f, cfg, budget, used, &doc, d)
 	doc.Tok(coordfront.TokEnd)
 	d.NumTokens = doc.Tokens
-	sum := sha1.Sum(doc.Buf)
-	d.SHA1 = hex.EncodeToString(sum[:])
 	d.Text = coordfront.Text(doc.Buf) // doc's buffer is the document's alone
 	return d, ""
 }
@@ -188,3 +185,10 @@ func (d *Document) Metadata() map[string]any {
 // useKernel selects the C kernel where it is built in (kernelOK); tests
 // turn it off to run the Go loop it is checked against.
 var useKernel = true
+
+// SHA1 is the hex SHA-1 of the document's text (the corpus's sha1 column,
+// which the shard's sink computes from the same bytes).
+func (d *Document) SHA1() string {
+	sum := sha1.Sum([]byte(d.Text))
+	return hex.EncodeToString(sum[:])
+}

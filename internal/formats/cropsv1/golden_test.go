@@ -13,7 +13,7 @@ func generated(g *Generator, st *structure.Structure, a *contactsv1.Analysis, id
 	if d == nil {
 		return coordgolden.Generated{Filtered: filtered}
 	}
-	return coordgolden.Generated{SHA1: d.SHA1, Text: d.Text, NumTokens: d.NumTokens, Metadata: d.Metadata()}
+	return coordgolden.Generated{SHA1: d.SHA1(), Text: d.Text, NumTokens: d.NumTokens, Metadata: d.Metadata()}
 }
 
 // TestGolden: as ccoordv1's, for contacts-and-crops-v1.
