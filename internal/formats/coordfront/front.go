@@ -199,18 +199,57 @@ func (f *Front) place(cfg Config) bool {
 	}
 	f.Placed = grow(f.Placed, m)
 	placed := f.Placed[:len(f.Atoms.Coord)]
-	// the rows of R, and the bounds kept in locals with plain compares:
-	// a NaN on an axis is remembered apart and makes that axis's bounds
-	// NaN at the end, as the min and max builtins would (they differ only
-	// there, and on the sign of a zero bound, which no use of the bounds
-	// can see)
+	lo, hi := rotate(placed, f.Atoms.Coord, cen, &R)
+	limit := cfg.CubeSize - 2.0*cfg.CubeMargin
+	var span [3]float64
+	for j := range 3 {
+		span[j] = hi[j] - lo[j]
+	}
+	if max(span[0], span[1], span[2]) > limit {
+		return false
+	}
+	for j := range 3 {
+		slack := limit - span[j]
+		target := cfg.CubeMargin + f.Rand.Uniform(0.0, slack)
+		f.Trans[j] = target - lo[j]
+	}
+	t0, t1, t2 := f.Trans[0], f.Trans[1], f.Trans[2]
+	for i := range placed {
+		p := &placed[i]
+		p[0] += t0
+		p[1] += t1
+		p[2] += t2
+	}
+	return true
+}
+
+// rotate sets placed[i] to R times (coord[i] - cen), in OpenBLAS dgemm's
+// order on the reference machine (notes §6), and returns each axis's
+// bounds (NaN where a NaN fell on the axis): with the C kernel where it is
+// built in and the CPU has FMA (Go's math.FMA checks the CPU at each call,
+// and the call it may make spills the loop's registers), else rotateGo.
+func rotate(placed, coord [][3]float64, cen [3]float64, R *[3][3]float64) (lo, hi [3]float64) {
+	if len(coord) > 0 && rotateCOK && useRotateC {
+		return rotateC(placed, coord, cen, R)
+	}
+	return rotateGo(placed, coord, cen, R)
+}
+
+// useRotateC selects rotateC where it is built in; tests turn it off.
+var useRotateC = true
+
+// rotateGo is rotate in Go. The bounds are kept in locals with plain
+// compares: a NaN on an axis is remembered apart and makes that axis's
+// bounds NaN at the end, as the min and max builtins would (they differ
+// only there, and on the sign of a zero bound, which no use of the bounds
+// can see).
+func rotateGo(placed, coord [][3]float64, cen [3]float64, R *[3][3]float64) (lo, hi [3]float64) {
 	r0, r1, r2 := R[0], R[1], R[2]
 	lo0, lo1, lo2 := math.Inf(1), math.Inf(1), math.Inf(1)
 	hi0, hi1, hi2 := math.Inf(-1), math.Inf(-1), math.Inf(-1)
 	nan0, nan1, nan2 := false, false, false
-	for i, c := range f.Atoms.Coord {
+	for i, c := range coord {
 		d0, d1, d2 := c[0]-cen[0], c[1]-cen[1], c[2]-cen[2]
-		// OpenBLAS dgemm's order on the reference machine (notes §6)
 		v0 := math.FMA(d2, r0[2], math.FMA(d1, r0[1], float64(d0*r0[0])))
 		v1 := math.FMA(d2, r1[2], math.FMA(d1, r1[1], float64(d0*r1[0])))
 		v2 := math.FMA(d2, r2[2], math.FMA(d1, r2[1], float64(d0*r2[0])))
@@ -235,33 +274,13 @@ func (f *Front) place(cfg Config) bool {
 			hi2 = v2
 		}
 	}
-	lo, hi := [3]float64{lo0, lo1, lo2}, [3]float64{hi0, hi1, hi2}
+	lo, hi = [3]float64{lo0, lo1, lo2}, [3]float64{hi0, hi1, hi2}
 	for j, nan := range [3]bool{nan0, nan1, nan2} {
 		if nan {
 			lo[j], hi[j] = math.NaN(), math.NaN()
 		}
 	}
-	limit := cfg.CubeSize - 2.0*cfg.CubeMargin
-	var span [3]float64
-	for j := range 3 {
-		span[j] = hi[j] - lo[j]
-	}
-	if max(span[0], span[1], span[2]) > limit {
-		return false
-	}
-	for j := range 3 {
-		slack := limit - span[j]
-		target := cfg.CubeMargin + f.Rand.Uniform(0.0, slack)
-		f.Trans[j] = target - lo[j]
-	}
-	t0, t1, t2 := f.Trans[0], f.Trans[1], f.Trans[2]
-	for i := range placed {
-		p := &placed[i]
-		p[0] += t0
-		p[1] += t1
-		p[2] += t2
-	}
-	return true
+	return lo, hi
 }
 
 // sampleContacts draws the contact statements: the zero coin (always

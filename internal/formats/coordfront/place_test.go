@@ -74,8 +74,21 @@ func (f *Front) placeRef(cfg Config) bool {
 
 // TestPlaceMatchesRef: place gives placeRef's placed coordinates,
 // rotation, translation and outcome bit for bit, for random structures
-// with zeros, negative zeros, NaNs and infinities among the coordinates.
+// with zeros, negative zeros, NaNs and infinities among the coordinates:
+// with the C kernel (where it is built in) and with rotateGo.
 func TestPlaceMatchesRef(t *testing.T) {
+	for _, c := range []bool{true, false} {
+		if c && !rotateCOK {
+			t.Log("SKIP: the C kernel (cgo on amd64 with FMA) is not here; rotateGo only")
+			continue
+		}
+		useRotateC = c
+		testPlaceMatchesRef(t)
+	}
+	useRotateC = true
+}
+
+func testPlaceMatchesRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	cfg := DefaultConfig(8192)
 	bits := func(x float64) uint64 {
@@ -117,20 +130,20 @@ func TestPlaceMatchesRef(t *testing.T) {
 		b.Normals = Normals{R: b.Rand}
 		okA, okB := a.place(cfg), b.placeRef(cfg)
 		if okA != okB || a.Quat != b.Quat || a.Rand.Random() != b.Rand.Random() {
-			t.Fatalf("case %d: place %v quat %v, placeRef %v quat %v", i, okA, a.Quat, okB, b.Quat)
+			t.Fatalf("C kernel %v, case %d: place %v quat %v, placeRef %v quat %v", useRotateC, i, okA, a.Quat, okB, b.Quat)
 		}
 		if !okA {
 			continue
 		}
 		for j := range 3 {
 			if bits(a.Trans[j]) != bits(b.Trans[j]) {
-				t.Fatalf("case %d: trans %v, placeRef %v", i, a.Trans, b.Trans)
+				t.Fatalf("C kernel %v, case %d: trans %v, placeRef %v", useRotateC, i, a.Trans, b.Trans)
 			}
 		}
 		for k := range coords {
 			for j := range 3 {
 				if bits(a.Placed[k][j]) != bits(b.Placed[k][j]) {
-					t.Fatalf("case %d atom %d: placed %v, placeRef %v", i, k, a.Placed[k], b.Placed[k])
+					t.Fatalf("C kernel %v, case %d atom %d: placed %v, placeRef %v", useRotateC, i, k, a.Placed[k], b.Placed[k])
 				}
 			}
 		}
