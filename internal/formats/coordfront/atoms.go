@@ -289,9 +289,13 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 		for ci := range st.Models[0].Chains {
 			ch := &st.Models[0].Chains[ci]
 			id := s.chainID(chainKey(ch.Name))
-			for _, res := range ch.Polymer() {
+			pol := ch.Polymer()
+			for ri := range pol {
+				res := &pol[ri]
 				from := len(vocab)
 				var seen uint64 // the vocabulary indices the residue has
+				// room for every atom of the residue, once
+				vocab, coords = slices.Grow(vocab, len(res.Atoms)), slices.Grow(coords, len(res.Atoms))
 				for k := range res.Atoms {
 					at := &res.Atoms[k]
 					if at.IsHydrogen() {
@@ -310,7 +314,6 @@ func (s *Scratch) joinAtoms(st *structure.Structure, a *contactsv1.Analysis) {
 					// three stores into the slice (an appended [3]float64
 					// literal goes through the stack, and its 16-byte
 					// reload stalls on the 8-byte stores)
-					coords = slices.Grow(coords, 1)
 					coords = coords[:len(coords)+1]
 					c := &coords[len(coords)-1]
 					c[0], c[1], c[2] = at.X, at.Y, at.Z

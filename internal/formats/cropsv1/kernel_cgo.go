@@ -315,24 +315,67 @@ done:
 	cr_settle(st, &sg, w, T);
 }
 
-// cr_cell is cell(v): round(clamp(v, 0, 999.9) * 10) // 100, with
-// ClampRound's operations.
-static inline int64_t cr_cell(double v) {
+// cr_tenths is round(clamp(v, 0, 999.9) * 10) with ClampRound's
+// operations (half to even by the 2^52 sum).
+static inline double cr_tenths(double v) {
 	v = v < 0 ? 0 : v;
 	v = v > 999.9 ? 999.9 : v;
-	double w = v * 10;
-	return (int64_t)((w + 0x1p52) - 0x1p52) / 100;
+	return (v * 10 + 0x1p52) - 0x1p52;
 }
 
-// cr_cells is cells.go's cells (the bounds kept in registers).
-static void cr_cells(const double *coords, int64_t m, int32_t *key, int32_t *idx, int64_t *lohi) {
-	int64_t lo0 = 100, lo1 = 100, lo2 = 100, hi0 = 0, hi1 = 0, hi2 = 0;
-	for (int64_t i = 0; i < m; i++) {
-		int64_t b0 = cr_cell(coords[3 * i]), b1 = cr_cell(coords[3 * i + 1]), b2 = cr_cell(coords[3 * i + 2]);
-		lo0 = b0 < lo0 ? b0 : lo0, lo1 = b1 < lo1 ? b1 : lo1, lo2 = b2 < lo2 ? b2 : lo2;
-		hi0 = b0 > hi0 ? b0 : hi0, hi1 = b1 > hi1 ? b1 : hi1, hi2 = b2 > hi2 ? b2 : hi2;
-		key[i] = (int32_t)(b0 * 10000 + b1 * 100 + b2);
-		idx[i] = (int32_t)(b0 << 16 | b1 << 8 | b2);
+// cr_cell is cell(v) = cr_tenths(v) // 100, as (int)(t * 0.01): for t =
+// 100k + j (0 <= j <= 99) the product is k + j/100 times 1 + 2e-17 (0.01
+// is a little above 1/100), at least k and short of k + 1 by far more
+// than its rounding, so it truncates to k.
+static inline int32_t cr_cell(double v) { return (int32_t)(cr_tenths(v) * 0.01); }
+
+// cr_cells_block sets cb[q] = cr_cell(v[q]) for q < n.
+static void cr_cells_block(const double *v, int64_t n, int32_t *cb) {
+	for (int64_t q = 0; q < n; q++)
+		cb[q] = cr_cell(v[q]);
+}
+
+#if defined(__x86_64__)
+// cr_cells_block_avx2 is cr_cells_block four values at a time: maxpd and
+// minpd are the ternaries (their operands in that order, NaNs included),
+// then the same sum, difference, product and truncation.
+__attribute__((target("avx2"))) static void cr_cells_block_avx2(const double *v, int64_t n, int32_t *cb) {
+	const __m256d zero = _mm256_setzero_pd(), top = _mm256_set1_pd(999.9), ten = _mm256_set1_pd(10),
+			two52 = _mm256_set1_pd(0x1p52), hundredth = _mm256_set1_pd(0.01);
+	int64_t q = 0;
+	for (; q + 4 <= n; q += 4) {
+		__m256d x = _mm256_loadu_pd(v + q);
+		x = _mm256_max_pd(zero, x); // zero > x ? zero : x
+		x = _mm256_min_pd(top, x);  // top < x ? top : x
+		x = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(x, ten), two52), two52);
+		_mm_storeu_si128((__m128i *)(cb + q), _mm256_cvttpd_epi32(_mm256_mul_pd(x, hundredth)));
+	}
+	_mm256_zeroupper();
+	for (; q < n; q++)
+		cb[q] = cr_cell(v[q]);
+}
+#else
+#define cr_cells_block_avx2 cr_cells_block
+#endif
+
+// cr_cells is cells.go's cells: each block of atoms' boxes (cr_cell of
+// every coordinate), then their keys, packed indices and bounds.
+static void cr_cells(const double *coords, int64_t m, int32_t *key, int32_t *idx, int64_t *lohi, int32_t avx2) {
+	int32_t lo0 = 100, lo1 = 100, lo2 = 100, hi0 = 0, hi1 = 0, hi2 = 0;
+	int32_t cb[3 * 128];
+	for (int64_t i0 = 0; i0 < m; i0 += 128) {
+		int64_t n = m - i0 < 128 ? m - i0 : 128;
+		if (avx2)
+			cr_cells_block_avx2(coords + 3 * i0, 3 * n, cb);
+		else
+			cr_cells_block(coords + 3 * i0, 3 * n, cb);
+		for (int64_t a = 0; a < n; a++) {
+			int32_t b0 = cb[3 * a], b1 = cb[3 * a + 1], b2 = cb[3 * a + 2];
+			lo0 = b0 < lo0 ? b0 : lo0, lo1 = b1 < lo1 ? b1 : lo1, lo2 = b2 < lo2 ? b2 : lo2;
+			hi0 = b0 > hi0 ? b0 : hi0, hi1 = b1 > hi1 ? b1 : hi1, hi2 = b2 > hi2 ? b2 : hi2;
+			key[i0 + a] = b0 * 10000 + b1 * 100 + b2;
+			idx[i0 + a] = b0 << 16 | b1 << 8 | b2;
+		}
 	}
 	lohi[0] = lo0, lohi[1] = lo1, lohi[2] = lo2, lohi[3] = hi0, lohi[4] = hi1, lohi[5] = hi2;
 }
@@ -378,8 +421,9 @@ var (
 	_ = [1]int{}[unsafe.Offsetof(member{}.n)-unsafe.Offsetof(C.cr_member{}.n)]
 )
 
-// screenAVX2 selects cr_screen_avx2 (1) where the CPU has AVX2; tests
-// turn it off to compare the two screens.
+// screenAVX2 selects cr_screen_avx2 and cr_cells_block_avx2 (1) where
+// the CPU has AVX2; tests turn it off to compare them with the scalar
+// code.
 var screenAVX2 C.int32_t = map[bool]C.int32_t{true: 1}[cpu.X86.HasAVX2]
 
 // windowCap, when positive, shortens the windows the kernel gets, so
@@ -439,7 +483,7 @@ func cellsC(coords [][3]float64, trueCell, idx []int32) (lo, hi [3]int) {
 		return [3]int{grid, grid, grid}, [3]int{}
 	}
 	var lohi [6]C.int64_t
-	C.cr_cells((*C.double)(&coords[0][0]), C.int64_t(len(coords)), (*C.int32_t)(&trueCell[0]), (*C.int32_t)(&idx[0]), &lohi[0])
+	C.cr_cells((*C.double)(&coords[0][0]), C.int64_t(len(coords)), (*C.int32_t)(&trueCell[0]), (*C.int32_t)(&idx[0]), &lohi[0], screenAVX2)
 	for j := range 3 {
 		lo[j], hi[j] = int(lohi[j]), int(lohi[3+j])
 	}
