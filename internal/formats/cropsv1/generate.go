@@ -100,6 +100,7 @@ type Generator struct {
 	trueCell   []int32
 	cells      cellIndex
 	visits     []int32 // pass 2: each box's crops so far, by cellIndex.near
+	inFrontier []bool  // pass 2: whether each box is in the frontier, by cellIndex.near
 	shownOrder []int32
 	shownNear  []int32
 	frontier   []int32

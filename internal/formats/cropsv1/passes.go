@@ -282,14 +282,19 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 	// in first-shown order (their keys and their visits indices); every
 	// box a crop can take is a true cell or a neighbour of one
 	visits := grow(g.visits, cells.nearSize())
+	// whether each box (by cells.near) is in frontier
+	inFrontier := grow(g.inFrontier, cells.nearSize())
 	shownOrder, shownNear := g.shownOrder[:0], g.shownNear[:0]
 	nbs, included, counts := g.nbs, g.included, g.counts
 	defer func() {
 		for _, v := range shownNear { // visits is all zeros between documents
 			visits[v] = 0
 		}
-		g.visits, g.frontier, g.shownOrder, g.shownNear, g.nbs, g.included, g.counts =
-			visits, frontier, shownOrder, shownNear, nbs, included, counts
+		for _, k := range frontier { // and inFrontier all false
+			inFrontier[cells.near(keyBox(k))] = false
+		}
+		g.visits, g.inFrontier, g.frontier, g.shownOrder, g.shownNear, g.nbs, g.included, g.counts =
+			visits, inFrontier, frontier, shownOrder, shownNear, nbs, included, counts
 	}()
 	r := f.Rand
 	for used+cropHeader <= budget {
@@ -367,18 +372,21 @@ func (g *Generator) pass2(f *coordfront.Front, cfg Config, budget, used int, w *
 		}
 		visits[vi] = int32(visit + 1)
 		d.MaxBoxVisits = max(d.MaxBoxVisits, visit+1)
-		if i, ok := slices.BinarySearch(frontier, box); ok {
+		if inFrontier[vi] {
+			i, _ := slices.BinarySearch(frontier, box)
 			frontier = slices.Delete(frontier, i, i+1)
+			inFrontier[vi] = false
 		}
 		if occupied := len(cells.atoms(bb)) > 0; occupied {
 			for _, nb := range nbs {
-				if visits[cells.near(nb)] > 0 { // shown
+				ni := cells.near(nb)
+				if visits[ni] > 0 || inFrontier[ni] { // shown, or already there
 					continue
 				}
 				k := boxKey(nb)
-				if i, ok := slices.BinarySearch(frontier, k); !ok {
-					frontier = slices.Insert(frontier, i, k)
-				}
+				i, _ := slices.BinarySearch(frontier, k)
+				frontier = slices.Insert(frontier, i, k)
+				inFrontier[ni] = true
 			}
 		}
 		if truncated {
