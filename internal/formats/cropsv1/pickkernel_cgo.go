@@ -57,11 +57,12 @@ static inline v2d cp_load(const double *a) {
 	return v;
 }
 
-// cp_count8 is the number of the 8 values of e that are <= x.
+// cp_count8 is the number of the 8 values of e that are <= x: scalar
+// compares summed in a tree (the vector compares' masks, moved back to a
+// general register, came later on the descent's chain).
 static inline int64_t cp_count8(const double *e, double x) {
-	v2d xv = {x, x};
-	v2i c = (v2i)(cp_load(e) <= xv) + (v2i)(cp_load(e + 2) <= xv) + ((v2i)(cp_load(e + 4) <= xv) + (v2i)(cp_load(e + 6) <= xv));
-	return -(c[0] + c[1]);
+	return (((int64_t)(e[0] <= x) + (e[1] <= x)) + ((int64_t)(e[2] <= x) + (e[3] <= x))) +
+			(((int64_t)(e[4] <= x) + (e[5] <= x)) + ((int64_t)(e[6] <= x) + (e[7] <= x)));
 }
 
 // cp_from8[i] selects the values i..7 of 8.
