@@ -25,6 +25,27 @@ func refPick(r *pyrandom.Rand, res []int32, k []float64) int {
 	return len(res) - 1
 }
 
+// layout is the atoms' residues of L residues of 0 to n-1 atoms each.
+func layout(g *pyrandom.Rand, L, n int) []int32 {
+	var res []int32
+	for r := range L {
+		for range g.RandBelow(n) {
+			res = append(res, int32(r))
+		}
+	}
+	return res
+}
+
+// randoms is the first n random()s of seed.
+func randoms(seed uint64, n int) []float64 {
+	rng := pyrandom.New(seed)
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = rng.Random()
+	}
+	return xs
+}
+
 // TestPickerIsReference: the picker's draws equal the reference's over
 // many residue layouts (zero-atom residues included) and thousands of
 // draws each, and the fast path decides almost all of them.
@@ -36,12 +57,7 @@ func TestPickerIsReference(t *testing.T) {
 		if pow2 := []int{2, 3, 4, 7, 8, 255, 256, 511, 512}; seed < uint64(len(pow2)) {
 			L = pow2[seed] // the tree's padding at and around powers of two
 		}
-		var res []int32
-		for r := range L {
-			for range g.RandBelow(15) { // 0 to 14 atoms
-				res = append(res, int32(r))
-			}
-		}
+		res := layout(g, L, 15)
 		if len(res) == 0 {
 			continue
 		}
@@ -90,20 +106,11 @@ func TestPickKernel(t *testing.T) {
 			if pow8 := []int{1, 2, 7, 8, 9, 63, 64, 65, 512, 513}; seed < uint64(len(pow8)) {
 				L = pow8[seed] // the guess's levels at and around powers of 8
 			}
-			var res []int32
-			for r := range L {
-				for range g.RandBelow(15) {
-					res = append(res, int32(r))
-				}
-			}
+			res := layout(g, L, 15)
 			if len(res) == 0 {
 				continue
 			}
-			rng := pyrandom.New(seed)
-			xs := make([]float64, 3000)
-			for i := range xs {
-				xs[i] = rng.Random()
-			}
+			xs := randoms(seed, 3000)
 			p := newPicker(res, L)
 			pickWiden, pickAllSlow = mode.widen, mode.allSlow
 			// in two calls, the second starting from the first's counts
@@ -148,21 +155,12 @@ func TestPickTreeBound(t *testing.T) {
 	for seed := range uint64(30) {
 		g := pyrandom.New(3000 + seed)
 		L := 1 + g.RandBelow(5000)
-		var res []int32
-		for r := range L {
-			for range g.RandBelow(20) {
-				res = append(res, int32(r))
-			}
-		}
+		res := layout(g, L, 20)
 		if len(res) == 0 {
 			continue
 		}
-		rng := pyrandom.New(seed)
 		K := 1000 + g.RandBelow(19000)
-		xs := make([]float64, K)
-		for i := range xs {
-			xs[i] = rng.Random()
-		}
+		xs := randoms(seed, K)
 		p := newPicker(res, L)
 		wmax := float64(len(res))
 		p.drawAll(xs, nil)
