@@ -281,6 +281,13 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	shard.Output = msg.Output
 	shard.SHA256 = hex.EncodeToString(sum[:])
 	if err := deps.Ledger.Complete(ctx, shard); err != nil {
+		// The output is durable but not recorded: without a release the
+		// claim would turn every redelivery away until its lease ends. The
+		// redelivery finds and verifies the output.
+		shard.Error = derrors.Describe(err)
+		if rerr := deps.Ledger.Release(ctx, shard); rerr != nil {
+			return res, errors.Join(err, rerr)
+		}
 		return res, err
 	}
 	res.Shard = shard

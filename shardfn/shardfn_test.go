@@ -18,6 +18,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/faultblob"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/ledger/ledgertest"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/localqueue"
@@ -283,6 +284,33 @@ func TestProcessTransient(t *testing.T) {
 	// the lease would have expired.
 	if s, err := deps.Ledger.Claim(context.Background(), p.Run.ID, 0, time.Minute); err != nil || s.Attempts != 2 {
 		t.Fatalf("reclaim after transient failure = %+v, %v; want attempt 2", s, err)
+	}
+}
+
+// TestProcessCompleteFailureReleases: the output is written but the ledger
+// does not record it: the shard goes back to pending with the cause, so the
+// redelivery need not wait out the lease; the redelivery verifies the
+// output and completes the shard.
+func TestProcessCompleteFailureReleases(t *testing.T) {
+	p, deps, _ := setup(t, []row{{"A", "data_a"}, {"B", "data_b"}}, false, plain)
+	led := deps.Ledger
+	fl := &ledgertest.FailingComplete{Ledger: led}
+	fl.Fails.Store(1)
+	deps.Ledger = fl
+	ctx := context.Background()
+	if _, err := shardfn.Process(ctx, deps, p.Messages[0]); !errors.Is(err, derrors.ErrTransient) {
+		t.Fatalf("Process with a failing Complete = %v, want a transient error", err)
+	}
+	shards, _ := led.Shards(ctx, p.Run.ID)
+	if s := shards[0]; s.Status != ledger.Pending || !strings.Contains(s.LastError, ledgertest.ErrCommit.Error()) || !s.Lease.IsZero() {
+		t.Errorf("ledger shard after a failed Complete = %+v, want pending, no lease, the cause as last error", s)
+	}
+	res, err := shardfn.Process(ctx, deps, p.Messages[0])
+	if err != nil || !res.Verified {
+		t.Fatalf("redelivery = %+v, %v; want done with the output verified", res, err)
+	}
+	if shards, _ = led.Shards(ctx, p.Run.ID); shards[0].Status != ledger.Done || shards[0].Attempts != 2 {
+		t.Errorf("after the redelivery: %+v, want done after 2 attempts", shards[0])
 	}
 }
 

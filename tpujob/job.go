@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	b2t "github.com/foldcorpus/foldcorpus/internal/bio2token"
@@ -42,6 +43,14 @@ type Job struct {
 	ledger ledger.Ledger
 	sched  *scheduler
 	log    *slog.Logger
+
+	mu      sync.Mutex
+	running map[shardKey]chan struct{} // shards a Handle call has, closed when it returns
+}
+
+type shardKey struct {
+	run   string
+	shard int
 }
 
 // New compiles the program of every ladder bucket (once per process:
@@ -70,7 +79,8 @@ func New(cfg Config, runner Runner, store blob.Store, l ledger.Ledger) (*Job, er
 		}
 	}
 	return &Job{cfg: cfg, runner: runner, store: store, ledger: l,
-		sched: newScheduler(runner, cfg.Ladder, cfg.Devices, cfg.FlushAfter), log: cfg.Logger}, nil
+		sched: newScheduler(runner, cfg.Ladder, cfg.Devices, cfg.FlushAfter), log: cfg.Logger,
+		running: map[shardKey]chan struct{}{}}, nil
 }
 
 // Close stops the workers; requests still waiting fail transiently.
@@ -104,15 +114,26 @@ func (j *Job) Stats() Stats {
 // or before: a duplicate delivery is a no-op) — only then may the message
 // be acked. The output is written create-only, so a retry after a failed
 // ledger update finds and verifies it instead of writing twice. A returned
-// error wrapping derrors.ErrTransient (a device or store failure, or ctx
-// ended: a shutdown) is worth a redelivery: the shard was released back to
-// pending (Ledger.Release, the cause as its last error). A permanent one
-// (bad request or staged object) was recorded as failed in the ledger.
+// error wrapping derrors.ErrTransient (a device, store or ledger failure,
+// or ctx ended: a shutdown) is worth a redelivery: the shard was released
+// back to pending (Ledger.Release, the cause as its last error), so the
+// redelivery need not wait for the lease. A permanent one (bad request or
+// staged object) was recorded as failed in the ledger.
+//
+// Pub/Sub delivers at least once: a second delivery of a shard this job is
+// handling (its ack deadline passed under load) waits for the first call
+// and then finds the shard done, instead of failing its claim against the
+// job's own lease and coming back at once, again and again.
 func (j *Job) Handle(ctx context.Context, req Request) (err error) {
 	defer derrors.Wrap(&err, "tpujob.Handle(%s, shard %d)", req.RunID, req.Shard)
 	if err := req.Validate(); err != nil {
 		return derrors.Permanent(err)
 	}
+	leave, err := j.enter(ctx, shardKey{req.RunID, req.Shard})
+	if err != nil {
+		return derrors.Transient(err)
+	}
+	defer leave()
 	shard, err := j.ledger.Claim(ctx, req.RunID, req.Shard, j.cfg.Lease)
 	if errors.Is(err, derrors.ErrAlreadyDone) {
 		return nil
@@ -126,18 +147,12 @@ func (j *Job) Handle(ctx context.Context, req Request) (err error) {
 		_, err = createOrVerify(ctx, j.store, req.Output, data)
 	}
 	if err != nil {
-		shard.Error = err.Error()
 		if ctx.Err() != nil || errors.Is(err, derrors.ErrTransient) {
 			// Interrupted (shutdown) or transient: the shard goes back to
-			// pending (never shown as failed) so that the redelivery need
-			// not wait for the lease; the cause is kept as its last error.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if rerr := j.ledger.Release(rctx, shard); rerr != nil {
-				return errors.Join(derrors.Transient(err), rerr)
-			}
-			return derrors.Transient(err)
+			// pending (never shown as failed).
+			return j.release(ctx, shard, err)
 		}
+		shard.Error = err.Error()
 		if ferr := j.ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
 			return errors.Join(err, ferr)
 		}
@@ -148,10 +163,52 @@ func (j *Job) Handle(ctx context.Context, req Request) (err error) {
 	shard.Output = req.Output
 	shard.SHA256 = hex.EncodeToString(sum[:])
 	if err := j.ledger.Complete(ctx, shard); err != nil {
-		return err
+		// The output is durable but not recorded: without a release the
+		// claim would turn every redelivery away until its lease ends. The
+		// redelivery finds and verifies the output.
+		return j.release(ctx, shard, err)
 	}
 	j.log.Info("tokenized shard", "run", req.RunID, "shard", req.Shard, "docs", acc.DocsOut, "seconds", time.Since(start).Seconds())
 	return nil
+}
+
+// release puts the job's claim on shard back to pending after the
+// transient failure (or interruption) err, with err as its last error, even
+// when ctx has ended; it returns err as transient.
+func (j *Job) release(ctx context.Context, shard ledger.Shard, err error) error {
+	shard.Error = err.Error()
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if rerr := j.ledger.Release(rctx, shard); rerr != nil {
+		return errors.Join(derrors.Transient(err), rerr)
+	}
+	return derrors.Transient(err)
+}
+
+// enter waits until no other Handle call of this job has the shard, then
+// takes it; leave gives it back. It fails only when ctx ends first.
+func (j *Job) enter(ctx context.Context, k shardKey) (leave func(), err error) {
+	for {
+		j.mu.Lock()
+		busy, ok := j.running[k]
+		if !ok {
+			done := make(chan struct{})
+			j.running[k] = done
+			j.mu.Unlock()
+			return func() {
+				j.mu.Lock()
+				delete(j.running, k)
+				j.mu.Unlock()
+				close(done)
+			}, nil
+		}
+		j.mu.Unlock()
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for this job's other delivery of the shard: %w", ctx.Err())
+		}
+	}
 }
 
 // tokenize reads the staged rows, decodes them with the model of the
