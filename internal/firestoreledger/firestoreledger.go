@@ -18,6 +18,7 @@ package firestoreledger
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/url"
@@ -94,6 +95,9 @@ type shardDoc struct {
 	Started  time.Time        `firestore:"started"`
 	Finished time.Time        `firestore:"finished"`
 	Updated  time.Time        `firestore:"updated"`
+	// Claim identifies the Claim call that holds a running shard (see
+	// Claim); any other write clears it.
+	Claim string `firestore:"claim,omitempty"`
 }
 
 type badRowDoc struct {
@@ -200,25 +204,46 @@ func (l *Ledger) GetRun(ctx context.Context, runID string) (_ ledger.Run, err er
 // derrors.ErrAlreadyDone; a running shard with an unexpired lease gives
 // derrors.ErrTransient (the message is redelivered later). Failed and
 // dead-lettered shards can be claimed again (a rerun).
+//
+// A commit can apply though its answer is lost (a deadline, a dropped
+// connection): the claim would then be held by no one, and turn every
+// redelivery away until its lease ends. So each call writes its own token
+// with the claim, and after any other failure reads the shard back: the
+// claim is the caller's when the token is there.
 func (l *Ledger) Claim(ctx context.Context, runID string, shard int, lease time.Duration) (_ ledger.Shard, err error) {
 	defer derrors.Wrap(&err, "firestoreledger.Claim(%s, %d)", runID, shard)
 	ref := l.shardRef(runID, shard)
+	token := rand.Text()
 	var out ledger.Shard
 	err = l.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 		d, err := getShard(tx, ref)
 		if err != nil {
 			return err
 		}
+		if d.Claim == token { // an earlier try of this transaction committed
+			out = toShard(d)
+			return nil
+		}
 		now := l.now().UTC()
 		if out, err = ledger.ClaimShard(toShard(d), now, lease); err != nil {
 			return err
 		}
-		return tx.Set(ref, fromShard(out, now))
+		doc := fromShard(out, now)
+		doc.Claim = token
+		return tx.Set(ref, doc)
 	})
-	if err != nil {
+	if err == nil || errors.Is(err, derrors.ErrAlreadyDone) {
 		return out, translate(err)
 	}
-	return out, nil
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if snap, rerr := ref.Get(rctx); rerr == nil {
+		var d shardDoc
+		if snap.DataTo(&d) == nil && d.Claim == token && d.Status == string(ledger.Running) {
+			return toShard(d), nil
+		}
+	}
+	return out, translate(err)
 }
 
 func getShard(tx *firestore.Transaction, ref *firestore.DocumentRef) (shardDoc, error) {
