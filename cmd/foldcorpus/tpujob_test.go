@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,7 +60,7 @@ func newTPUJobEnv(t *testing.T) *tpujobEnv {
 		"FOLDCORPUS_OUTPUT_PREFIX": "gs://out/corpus", "FOLDCORPUS_LEDGER_COLLECTION": "runs",
 		"FOLDCORPUS_TOKENIZE_WEIGHTS": "gs://out/corpus/models/bio2token.ckpt",
 		"FOLDCORPUS_TOKENIZE_RUNGS":   "1", "FOLDCORPUS_TOKENIZE_DEVICES": "2",
-		"FOLDCORPUS_TOKENIZE_FLUSH_AFTER": "300ms", "FOLDCORPUS_LOG_LEVEL": "warn",
+		"FOLDCORPUS_TOKENIZE_FLUSH_AFTER": "300ms", "FOLDCORPUS_LOG_LEVEL": "info",
 	} {
 		t.Setenv(k, v)
 	}
@@ -165,12 +166,16 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	// A wait, not a timed assertion: a restarted job builds its encoder
 	// before its first batch, which took over 20 s under CI's load.
+	// Polled every 50 ms: the Firestore emulator shares CI's two cores.
 	deadline := time.Now().Add(2 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
+			// Where each call stands, for the next time it happens.
+			var stacks bytes.Buffer
+			_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+			t.Fatalf("timed out waiting until %s; goroutines:\n%s", what, stacks.String())
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
