@@ -29,8 +29,18 @@ type event struct {
 	Output  string
 }
 
+// defaultTimeout replaces go test's 10-minute limit per test binary when
+// the arguments set none: CI's shared two-core machines have run the
+// emulator and bench packages 5-14x slower than on a quiet day, and a
+// package killed by the limit shows only its running tests' stacks.
+const defaultTimeout = "40m"
+
 func main() {
-	cmd := exec.Command("go", append([]string{"test", "-json"}, os.Args[1:]...)...)
+	args := append([]string{"test", "-json"}, os.Args[1:]...)
+	if !hasTimeout(os.Args[1:]) {
+		args = append([]string{"test", "-json", "-timeout", defaultTimeout}, os.Args[1:]...)
+	}
+	cmd := exec.Command("go", args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -41,9 +51,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gotest: starting go test:", err)
 		os.Exit(2)
 	}
-	skips := render(out, os.Stdout)
+	res := render(out, os.Stdout)
 	err = cmd.Wait()
-	summarize(os.Stdout, skips)
+	summarize(os.Stdout, res)
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -54,15 +64,41 @@ func main() {
 	}
 }
 
+// hasTimeout reports whether go test's arguments set -timeout.
+func hasTimeout(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == "timeout" || strings.HasPrefix(a, "timeout=") {
+			return true
+		}
+	}
+	return false
+}
+
 // skip is one skipped test and the first line of its skip message.
 type skip struct{ pkg, test, why string }
 
+// results is what render saw: the skipped tests, and the failures as
+// "pkg TestName" lines (a test still running when its package's binary
+// died, from a time-out or a crash, is named with "(unfinished)").
+type results struct {
+	skips    []skip
+	failures []string
+}
+
 // render copies the events of r to w as plain go test shows them and
-// returns the skipped tests.
-func render(r io.Reader, w io.Writer) []skip {
+// returns the skipped and failed tests. A test binary killed by go test's
+// -timeout (or by a panic) ends its package with no end event for the
+// tests it was running: their buffered output, which holds the panic and
+// the stacks, is printed when the package fails.
+func render(r io.Reader, w io.Writer) results {
 	type key struct{ pkg, test string }
 	buf := map[key]*strings.Builder{}
-	var skips []skip
+	order := map[string][]string{} // package -> tests in the order they first wrote
+	var res results
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for sc.Scan() {
@@ -83,6 +119,7 @@ func render(r io.Reader, w io.Writer) []skip {
 		case e.Action == "output":
 			if buf[k] == nil {
 				buf[k] = &strings.Builder{}
+				order[e.Package] = append(order[e.Package], e.Test)
 			}
 			if !strings.HasPrefix(e.Output, "=== ") { // -json's framing; plain go test shows none
 				buf[k].WriteString(e.Output)
@@ -92,14 +129,29 @@ func render(r io.Reader, w io.Writer) []skip {
 				fmt.Fprint(w, b.String())
 			}
 			delete(buf, k)
+			res.failures = append(res.failures, e.Package+" "+e.Test)
+		case e.Action == "fail":
+			for _, test := range order[e.Package] {
+				b := buf[key{e.Package, test}]
+				if b == nil {
+					continue
+				}
+				fmt.Fprintf(w, "--- UNFINISHED: %s (its package's test binary ended while it ran)\n%s", test, b.String())
+				delete(buf, key{e.Package, test})
+				res.failures = append(res.failures, e.Package+" "+test+" (unfinished)")
+			}
+			delete(order, e.Package)
+			res.failures = append(res.failures, e.Package)
 		case e.Action == "skip" && e.Test != "":
-			skips = append(skips, skip{e.Package, e.Test, skipReason(buf[k])})
+			res.skips = append(res.skips, skip{e.Package, e.Test, skipReason(buf[k])})
 			delete(buf, k)
+		case e.Action == "pass" && e.Test == "":
+			delete(order, e.Package)
 		case e.Action == "pass":
 			delete(buf, k)
 		}
 	}
-	return skips
+	return res
 }
 
 // skipReason is the first "SKIP:" line of a skipped test's output (the
@@ -125,29 +177,37 @@ func skipReason(b *strings.Builder) string {
 }
 
 // summarize prints the number of skipped tests per reason (the reason up
-// to its first ";" or "(", where the advice starts).
-func summarize(w io.Writer, skips []skip) {
+// to its first ";" or "(", where the advice starts), then the failures:
+// last, so that a log cut to its head and tail still names them.
+func summarize(w io.Writer, res results) {
+	skips := res.skips
 	if len(skips) == 0 {
 		fmt.Fprintln(w, "gotest: no test skipped")
-		return
-	}
-	count := map[string]int{}
-	for _, s := range skips {
-		why := s.why
-		if i := strings.IndexAny(why, ";("); i > 0 {
-			why = strings.TrimSpace(why[:i])
+	} else {
+		count := map[string]int{}
+		for _, s := range skips {
+			why := s.why
+			if i := strings.IndexAny(why, ";("); i > 0 {
+				why = strings.TrimSpace(why[:i])
+			}
+			count[why]++
 		}
-		count[why]++
+		reasons := make([]string, 0, len(count))
+		for r := range count {
+			reasons = append(reasons, r)
+		}
+		sort.Slice(reasons, func(i, j int) bool {
+			return count[reasons[i]] > count[reasons[j]] || count[reasons[i]] == count[reasons[j]] && reasons[i] < reasons[j]
+		})
+		fmt.Fprintf(w, "gotest: %d tests SKIPPED (FOLDCORPUS_REQUIRE_CORPUS=1 makes the corpus and tool ones failures; go test -v -run NAME shows each):\n", len(skips))
+		for _, r := range reasons {
+			fmt.Fprintf(w, "  %4d  %s\n", count[r], r)
+		}
 	}
-	reasons := make([]string, 0, len(count))
-	for r := range count {
-		reasons = append(reasons, r)
-	}
-	sort.Slice(reasons, func(i, j int) bool {
-		return count[reasons[i]] > count[reasons[j]] || count[reasons[i]] == count[reasons[j]] && reasons[i] < reasons[j]
-	})
-	fmt.Fprintf(w, "gotest: %d tests SKIPPED (FOLDCORPUS_REQUIRE_CORPUS=1 makes the corpus and tool ones failures; go test -v -run NAME shows each):\n", len(skips))
-	for _, r := range reasons {
-		fmt.Fprintf(w, "  %4d  %s\n", count[r], r)
+	if len(res.failures) > 0 {
+		fmt.Fprintf(w, "gotest: FAILED:\n")
+		for _, f := range res.failures {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
 	}
 }
