@@ -121,7 +121,7 @@ func TestAllowListAndSizeCap(t *testing.T) {
 		b()
 	}
 	fn := s.fns["ShardFn"]
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(patient(60 * time.Second))
 	for len(fn.logRecords("invalid shard message; acknowledged")) < len(bad) && time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)
 	}

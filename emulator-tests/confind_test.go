@@ -212,6 +212,7 @@ func fileNames(gs []miniGolden) []string {
 func (s *stack) waitLog(target string, timeout time.Duration, match func(map[string]any) bool) map[string]any {
 	s.t.Helper()
 	p := s.fns[target]
+	timeout = patient(timeout)
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		for _, line := range strings.Split(p.log.String(), "\n") {

@@ -23,6 +23,7 @@ import (
 // waitFor polls the run's status counts until ok holds.
 func (s *stack) waitFor(runID string, timeout time.Duration, what string, ok func(map[ledger.Status]int64, int) bool) {
 	s.t.Helper()
+	timeout = patient(timeout)
 	deadline := time.Now().Add(timeout)
 	var last map[ledger.Status]int64
 	for time.Now().Before(deadline) {
@@ -47,7 +48,7 @@ func allDone(p map[ledger.Status]int64, n int) bool { return p[ledger.Done] == i
 func (s *stack) pullAll(subID string, n int, timeout time.Duration) []*pubsubpb.ReceivedMessage {
 	s.t.Helper()
 	var out []*pubsubpb.ReceivedMessage
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(patient(timeout))
 	for len(out) < n && time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 		resp, err := s.ps.SubscriptionAdminClient.Pull(ctx, &pubsubpb.PullRequest{Subscription: s.sub(subID), MaxMessages: int32(n - len(out))})
@@ -105,7 +106,7 @@ func TestDuplicateDelivery(t *testing.T) {
 	s.waitFor(runID, 60*time.Second, "done", allDone)
 	// Every delivery is answered: shards+extra "done" or "already done" lines.
 	fn := s.fns["ShardFn"]
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patient(30 * time.Second))
 	for time.Now().Before(deadline) && len(fn.logRecords("shard done"))+len(fn.logRecords("shard already done; duplicate delivery acknowledged")) < shards+extra {
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -157,7 +158,7 @@ func TestKilledMidShard(t *testing.T) {
 	runID := s.uploadManifest("runs/kill.parquet", rows, 0)
 	select {
 	case <-killed:
-	case <-time.After(60 * time.Second):
+	case <-time.After(patient(60 * time.Second)):
 		t.Fatal("the shard never reached its 4th object read")
 	}
 	run, err := s.ledger.GetRun(s.ctx, runID)

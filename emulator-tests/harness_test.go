@@ -39,6 +39,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// patient stretches a wait for something the stack must do (a shard
+// settling, a message arriving, a log line) by slack: a wait returns as
+// soon as its condition holds, so the stretch costs a passing test
+// nothing, while CI's shared two-core machines have run these tests
+// 4-10x slower than a quiet one. A wait that expects nothing to happen
+// (pullFor) is not stretched.
+func patient(d time.Duration) time.Duration { return slack * d }
+
+const slack = 4
+
 // Buckets and names every stack uses.
 const (
 	manifestBucket = "manifests"

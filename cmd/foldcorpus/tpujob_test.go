@@ -165,9 +165,10 @@ func (e *tpujobEnv) shard(t *testing.T, run string, i int) ledger.Shard {
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	// A wait, not a timed assertion: a restarted job builds its encoder
-	// before its first batch, which took over 20 s under CI's load.
+	// before its first batch, which took over 20 s under CI's load (and
+	// CI has run 4-10x slower than on a quiet day).
 	// Polled every 50 ms: the Firestore emulator shares CI's two cores.
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(5 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			// Where each call stands, for the next time it happens.
