@@ -38,11 +38,12 @@ func Tokenize(ctx context.Context, args []string) error {
 	rungs := fs.Int("rungs", b2t.DefaultRungs, "ladder rungs per octave for the job")
 	stream := fs.Int("stream", 20000, "structures drawn from the AFDB length distribution for the padding simulation")
 	shardRows := fs.Int("shard-rows", 100, "rows per shard (for the per-shard batching comparison)")
+	batchRows := fs.Int("batch", 0, "rows of each timed batch (0: bio2token.BatchSize of the bucket, the shape the job runs; fewer time a smaller program on a slow machine)")
 	if err := fs.Parse(args); err != nil {
 		return usageError(err)
 	}
-	if *reps < 1 || *stream < 1 || *shardRows < 1 {
-		return usageError(fmt.Errorf("-reps, -stream and -shard-rows must be positive"))
+	if *reps < 1 || *stream < 1 || *shardRows < 1 || *batchRows < 0 {
+		return usageError(fmt.Errorf("-reps, -stream and -shard-rows must be positive, -batch at least 0"))
 	}
 	files, err := filepath.Glob(filepath.Join(*corpusDir, "afdb", "*.cif"))
 	if err != nil || len(files) == 0 {
@@ -119,6 +120,9 @@ func Tokenize(ctx context.Context, args []string) error {
 			return usageError(fmt.Errorf("bad bucket %q", f))
 		}
 		s := b2t.ShapeFor(bucket)
+		if *batchRows > 0 {
+			s.Batch = *batchRows
+		}
 		coords, lengths := fullBatch(inputs, s)
 		start := time.Now()
 		if err := enc.Compile(s); err != nil {
