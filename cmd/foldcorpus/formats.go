@@ -38,12 +38,16 @@ func runFormats(_ context.Context, args []string) error {
 			input = "analysis records in the manifest's columns (no fetch)"
 		}
 		fmt.Printf("%s\n  input: %s\n  options:\n", info.Name, input)
+		keyWidth := 20 // the longest key of the format sets the column, so its values line up
+		for _, o := range info.Options {
+			keyWidth = max(keyWidth, len(o.Key))
+		}
 		for _, o := range info.Options {
 			def := o.Default
 			if o.Required {
 				def = "(required)"
 			}
-			fmt.Printf("    %-20s %-18s %s\n", o.Key, def, o.Doc)
+			fmt.Printf("    %-*s %-18s %s\n", keyWidth, o.Key, def, o.Doc)
 		}
 	}
 	return nil
