@@ -292,13 +292,25 @@ func TestCLIFormats(t *testing.T) {
 			t.Errorf("formats does not list %s", name)
 			continue
 		}
+		column := -1 // where the defaults start: one column for all of a format's options
 		for _, o := range info.Options {
 			want := o.Default
 			if o.Required {
 				want = "(required)"
 			}
-			if !regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(o.Key) + `\s+` + regexp.QuoteMeta(want) + `\s`).MatchString(s) {
+			loc := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(o.Key) + `\s+(` + regexp.QuoteMeta(want) + `)\s`).FindStringSubmatchIndex(s)
+			if loc == nil {
 				t.Errorf("formats, %s: no line for option %s with default %s", name, o.Key, want)
+				continue
+			}
+			at := loc[2] - (strings.LastIndex(s[:loc[2]], "\n") + 1)
+			if want == "" { // an empty default (contacts-v1's rotlib) has no column
+				continue
+			}
+			if column < 0 {
+				column = at
+			} else if at != column {
+				t.Errorf("formats, %s: option %s's default starts at column %d, the others at %d:\n%s", name, o.Key, at, column, s)
 			}
 		}
 	}
