@@ -117,6 +117,7 @@ type builder struct {
 	seenFrames         map[string]bool   // parse: the current block's save_ frames
 	seenBlocks         map[string]bool   // parse: the block names so far
 	names              []string          // the _atom_site loop's column names
+	ext                *entryTables      // ReadEntry's extra categories (entry.go); nil otherwise
 
 	fast fastState // the line fast path's state (fastrow.go)
 
@@ -159,7 +160,7 @@ func (b *builder) release() {
 	if len(b.intern) > maxInterned {
 		b.intern = make(map[string]string, 64)
 	}
-	b.noFast = false
+	b.noFast, b.ext = false, nil
 	b.fast.keyValid = false
 	b.doc.name = ""
 	builders.Put(b)

@@ -169,6 +169,8 @@ func parse(data []byte, b *builder) (*document, error) {
 				t, prefix = &doc.entity, catEntity
 			case hasPrefixFold(tag, catStructAsym):
 				t, prefix = &doc.asym, catStructAsym
+			case b.ext != nil:
+				t, prefix = b.entryTable(tag)
 			}
 			if t != nil {
 				t.tags = append(t.tags, b.lowerTag(tag[len(prefix):]))
@@ -213,6 +215,8 @@ func parse(data []byte, b *builder) (*document, error) {
 					t, prefix = &doc.entity, catEntity
 				case hasPrefixFold(first, catStructAsym):
 					t, prefix = &doc.asym, catStructAsym
+				case b.ext != nil:
+					t, prefix = b.entryTable(first)
 				}
 			}
 			var names []string

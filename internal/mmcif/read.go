@@ -84,6 +84,13 @@ func readWith(data []byte, noFast bool) (*structure.Structure, Info, error) {
 
 // readInto reads data into st (see ReadInto).
 func readInto(st *structure.Structure, data []byte, noFast bool) (info Info, err error) {
+	return readIntoExt(st, data, noFast, nil, nil)
+}
+
+// readIntoExt is readInto that also collects the categories of ext
+// (ReadEntry) and hands the parsed document to conv before the builder is
+// released; both are nil for every other read.
+func readIntoExt(st *structure.Structure, data []byte, noFast bool, ext *entryTables, conv func(*builder, *document)) (info Info, err error) {
 	arr := recycle(st)
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		data, err = gunzip(data)
@@ -103,6 +110,7 @@ func readInto(st *structure.Structure, data []byte, noFast bool) (info Info, err
 	b := getBuilder(data)
 	defer b.release()
 	b.noFast = noFast
+	b.ext = ext
 	b.atoms = arr.atoms
 	doc, err := parse(data, b)
 	if err != nil {
@@ -124,6 +132,9 @@ func readInto(st *structure.Structure, data []byte, noFast bool) (info Info, err
 	}
 	b.assignEntities(doc)
 	b.assemble(st, doc.name, arr)
+	if conv != nil {
+		conv(b, doc)
+	}
 	return info, nil
 }
 
