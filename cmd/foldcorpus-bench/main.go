@@ -1,5 +1,3 @@
-//go:build cgo
-
 // Command foldcorpus-bench runs foldcorpus's side-by-side benchmarks: each
 // kind measures one path of the pipeline against a baseline run in the same
 // invocation and prints the ratio. It is a binary of its own so that the

@@ -11,6 +11,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/confind"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/needcgo"
 )
 
 func init() {
@@ -53,6 +54,9 @@ func runConfind(ctx context.Context, args []string) error {
 	if *rotlib == "" || fs.NArg() == 0 {
 		fs.Usage()
 		return &exitError{2, fmt.Errorf("--rotlib and at least one file are required")}
+	}
+	if !confind.ExactAtan2 { // the angles need glibc's atan2
+		return needcgo.Refuse("confind")
 	}
 	lib, err := confind.LoadLibrary(*rotlib)
 	if err != nil {

@@ -2,12 +2,11 @@ package confind
 
 import (
 	"os"
-	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
 // BenchmarkAFDB computes every AFDB structure of the shared corpus in
@@ -22,8 +21,7 @@ func BenchmarkAFDB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	paths, _ := filepath.Glob("../../../shared/corpus/afdb/*.cif")
-	sort.Strings(paths)
+	paths := testcorpus.Files(b, "afdb")
 	var sts []*structure.Structure
 	for _, p := range paths {
 		st, err := mmcif.ReadFile(p)

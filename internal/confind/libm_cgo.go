@@ -4,9 +4,7 @@ package confind
 
 /*
 #cgo LDFLAGS: -lm
-#include <math.h>
-
-static double cf_atan2(double y, double x) { return atan2(y, x); }
+#include "libm.h"
 */
 import "C"
 

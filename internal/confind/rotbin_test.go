@@ -136,7 +136,7 @@ func copyLib(t *testing.T, src string, names ...string) string {
 // LoadLibrary, Shared and LoadLibraryFrom (local store and GCS), is bit for
 // bit the text parse; alone (no texts beside it) too.
 func TestCompactMini(t *testing.T) {
-	dir := copyLib(t, miniRotlib)
+	dir := copyLib(t, miniRotlib(t))
 	want := textLibrary(t, dir)
 	want.Dir = dir
 	written, path, err := WriteCompact(dir)
@@ -241,7 +241,7 @@ func TestCompactSynth(t *testing.T) {
 // magic or version, or has one bit flipped, is refused naming it, and no
 // library is returned.
 func TestCompactErrors(t *testing.T) {
-	dir := copyLib(t, miniRotlib)
+	dir := copyLib(t, miniRotlib(t))
 	if _, _, err := WriteCompact(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestCompactErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := copyLib(t, miniRotlib)
+			d := copyLib(t, miniRotlib(t))
 			if err := os.WriteFile(filepath.Join(d, CompactName), c.compact, 0o644); err != nil {
 				t.Fatal(err)
 			}

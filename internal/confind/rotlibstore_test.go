@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -14,22 +15,29 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
-const miniRotlib = "../../../shared/corpus/golden/confind-mini-rotlib"
+// miniRotlib is the shared corpus's golden mini rotamer library; without
+// the corpus the test skips (fails under FOLDCORPUS_REQUIRE_CORPUS=1).
+func miniRotlib(tb testing.TB) string {
+	tb.Helper()
+	return filepath.Join(testcorpus.Dir(tb), "golden", "confind-mini-rotlib")
+}
 
 // TestLoadLibraryFrom: the mini library read through the local store and
 // through GCS (fake-gcs-server) is the library LoadLibrary reads from the
 // folder; a missing or malformed object is refused naming the object (and
 // the line).
 func TestLoadLibraryFrom(t *testing.T) {
-	want, err := LoadLibrary(miniRotlib)
+	mini := miniRotlib(t)
+	want, err := LoadLibrary(mini)
 	if err != nil {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{}
 	for _, n := range []string{"EBL.out", "BEBL.out"} {
-		b, err := os.ReadFile(miniRotlib + "/" + n)
+		b, err := os.ReadFile(mini + "/" + n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +66,7 @@ func TestLoadLibraryFrom(t *testing.T) {
 			}
 			got.Dir = want.Dir
 			if !reflect.DeepEqual(got, want) {
-				t.Errorf("LoadLibraryFrom(%s) differs from LoadLibrary(%s)", dir, miniRotlib)
+				t.Errorf("LoadLibraryFrom(%s) differs from LoadLibrary(%s)", dir, mini)
 			}
 			nob := strings.TrimSuffix(h.URI("nobebl/EBL.out"), "/EBL.out")
 			if _, err := LoadLibraryFrom(ctx, h.Store, nob); !errors.Is(err, ErrLibrary) || !errors.Is(err, derrors.ErrPermanent) ||
@@ -118,14 +126,15 @@ func (c cutObject) ReadAt(p []byte, off int64) (int, error) {
 // object's read is transient, not a malformed library; read again, the
 // library loads.
 func TestLoadLibraryFromCutRead(t *testing.T) {
+	mini := miniRotlib(t)
 	f := &flaky{Store: harness.Local(t, nil, "").Store}
 	f.failReadAt.Store(1)
 	ctx := context.Background()
-	if _, err := LoadLibraryFrom(ctx, f, miniRotlib); !errors.Is(err, derrors.ErrTransient) || errors.Is(err, ErrLibrary) ||
-		!strings.Contains(err.Error(), miniRotlib+"/EBL.out") {
+	if _, err := LoadLibraryFrom(ctx, f, mini); !errors.Is(err, derrors.ErrTransient) || errors.Is(err, ErrLibrary) ||
+		!strings.Contains(err.Error(), mini+"/EBL.out") {
 		t.Fatalf("LoadLibraryFrom with a cut read = %v, want a transient error naming EBL.out", err)
 	}
-	if _, err := LoadLibraryFrom(ctx, f, miniRotlib); err != nil {
+	if _, err := LoadLibraryFrom(ctx, f, mini); err != nil {
 		t.Fatalf("LoadLibraryFrom again = %v", err)
 	}
 }
@@ -133,11 +142,12 @@ func TestLoadLibraryFromCutRead(t *testing.T) {
 // TestSharedFrom: one load per process and uri; a transient failure is
 // returned as transient and not kept, a permanent one is kept.
 func TestSharedFrom(t *testing.T) {
+	mini := miniRotlib(t)
 	h := harness.Local(t, nil, "")
 	ctx := context.Background()
 	f := &flaky{Store: h.Store}
-	f.fail.Store(2)           // the open, and the whole read it falls back to
-	uri := miniRotlib + "/./" // a key no other test uses
+	f.fail.Store(2)     // the open, and the whole read it falls back to
+	uri := mini + "/./" // a key no other test uses
 	if _, err := SharedFrom(ctx, f, uri); !errors.Is(err, derrors.ErrTransient) || errors.Is(err, ErrLibrary) {
 		t.Fatalf("first SharedFrom = %v, want a transient error", err)
 	}

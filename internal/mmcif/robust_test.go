@@ -193,7 +193,7 @@ func FuzzRead(f *testing.F) {
 	// Seed with the small corpus files when the corpus is present (the
 	// inline seeds above keep the target useful without it).
 	for _, cat := range []string{"edge", "afdb", "pdb"} {
-		matches, _ := filepath.Glob(filepath.Join(corpusGuess(), cat, "*.cif"))
+		matches, _ := filepath.Glob(filepath.Join(testcorpus.Location(), cat, "*.cif")) // no skip: the inline seeds run without the corpus
 		for _, m := range matches {
 			if data, err := os.ReadFile(m); err == nil && len(data) < 80<<10 {
 				f.Add(data)
@@ -216,15 +216,6 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
-}
-
-// corpusGuess is where testcorpus.Dir looks, without its skip: the fuzz
-// target must run (on its inline seeds) even without the corpus.
-func corpusGuess() string {
-	if d := os.Getenv("FOLDCORPUS_CORPUS"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "corpus")
 }
 
 // TestPathologicalShapesStayLinear: one chain, model or out-of-order

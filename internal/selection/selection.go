@@ -40,9 +40,6 @@ import (
 	"strings"
 	"time"
 
-	// The DuckDB database/sql driver (cgo; DuckDB 1.5.6).
-	_ "github.com/duckdb/duckdb-go/v2"
-
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 )
 
@@ -178,6 +175,9 @@ func Select(ctx context.Context, opts Options) (st *Stats, err error) {
 	if err := opts.validate(); err != nil {
 		return nil, derrors.Permanent(err)
 	}
+	if err := driverReady(); err != nil {
+		return nil, err
+	}
 	if entries, err := os.ReadDir(opts.OutDir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("output directory %s is not empty: %w", opts.OutDir, derrors.ErrExists)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -232,6 +232,9 @@ func Select(ctx context.Context, opts Options) (st *Stats, err error) {
 }
 
 func openDB(ctx context.Context, opts Options, spill string) (*sql.DB, error) {
+	if err := driverReady(); err != nil {
+		return nil, err
+	}
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		return nil, err

@@ -16,17 +16,27 @@ import (
 // default location, ../shared/corpus relative to the repository root.
 func Dir(tb testing.TB) string {
 	tb.Helper()
-	dir := os.Getenv("FOLDCORPUS_CORPUS")
-	if dir == "" {
-		dir = filepath.Join(moduleRoot(), "..", "shared", "corpus")
-	}
-	dir, _ = filepath.Abs(dir)
+	dir := Location()
 	if _, err := os.Stat(cacheVisible(filepath.Join(dir, "golden"))); err != nil {
 		if os.Getenv("FOLDCORPUS_REQUIRE_CORPUS") == "1" {
 			tb.Fatalf("shared corpus required (FOLDCORPUS_REQUIRE_CORPUS=1) but not found at %s: %v", dir, err)
 		}
 		tb.Skipf("SKIP: shared corpus not found at %s (set FOLDCORPUS_CORPUS or check out ../shared); set FOLDCORPUS_REQUIRE_CORPUS=1 to make this a failure", dir)
 	}
+	return dir
+}
+
+// Location is where Dir looks for the corpus (FOLDCORPUS_CORPUS, else
+// ../shared/corpus beside the repository), as an absolute path, without
+// checking that it is there: for a test that must also run without the
+// corpus (a fuzz target seeding from it when present). Every other test
+// calls Dir, Files or Tool, which skip without it.
+func Location() string {
+	dir := os.Getenv("FOLDCORPUS_CORPUS")
+	if dir == "" {
+		dir = filepath.Join(moduleRoot(), "..", "shared", "corpus")
+	}
+	dir, _ = filepath.Abs(dir)
 	return dir
 }
 

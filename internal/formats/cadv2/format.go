@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/needcgo"
 	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
@@ -36,14 +37,14 @@ var _ format.Format = (*Format)(nil)
 // New returns the format with opts (see ParseOptions for defaults).
 //
 // Byte identity needs the C library's log, sin and cos (pyrandom.ExactLibm):
-// in a build without cgo New fails rather than write documents that can
-// differ from the reference's in rare cases.
+// in a build without cgo New fails (needcgo.ErrNoCgo) rather than write
+// documents that can differ from the reference's in rare cases.
 func New(opts Options) (*Format, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	if !pyrandom.ExactLibm {
-		return nil, fmt.Errorf("%s: built without cgo, so gauss() cannot match CPython's glibc log/sin/cos bit for bit; build with CGO_ENABLED=1", Name)
+		return nil, needcgo.Refuse(Name)
 	}
 	f := &Format{opts: opts}
 	f.scratch.New = func() any { return &worker{g: NewGenerator(opts)} }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/needcgo"
+	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
 )
 
 // Name is the format's registry name.
@@ -39,7 +41,8 @@ var _ format.Format = (*Format)(nil)
 //	min_contact_degree  number >= 0 (default 0.001)
 //	context_length      integer >= 1 (default 8192)
 //
-// An unknown option or a bad value is an error wrapping derrors.ErrPermanent.
+// An unknown option or a bad value is an error wrapping derrors.ErrPermanent;
+// think=true in a build without cgo is needcgo.ErrNoCgo.
 func New(opts map[string]string) (format.Format, error) {
 	cfg := DefaultConfig()
 	keys := make([]string, 0, len(opts))
@@ -68,6 +71,9 @@ func New(opts map[string]string) (format.Format, error) {
 		if err != nil {
 			return nil, derrors.Permanent(fmt.Errorf("%s option %s=%q: %w", Name, k, v, err))
 		}
+	}
+	if cfg.Think && !pyrandom.ExactLibm { // the think runs' ceil(log/log) (think.go)
+		return nil, needcgo.Refuse(Name + " think=true")
 	}
 	return &Format{cfg: cfg}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/confind"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/needcgo"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
@@ -17,6 +18,9 @@ import (
 // process and shared by every format and shard (confind.SharedAt). A bad
 // or missing library is an error here, before any structure is analyzed.
 func ConFind(ctx context.Context, store blob.Store, rotlib string) (Analyzer, error) {
+	if !confind.ExactAtan2 { // the angles need glibc's atan2: refuse before loading
+		return nil, needcgo.Refuse("confind")
+	}
 	lib, err := confind.SharedAt(ctx, store, rotlib)
 	if err != nil {
 		return nil, err

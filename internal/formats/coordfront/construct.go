@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/foldcorpus/foldcorpus/internal/confind"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
+	"github.com/foldcorpus/foldcorpus/internal/needcgo"
 	"github.com/foldcorpus/foldcorpus/internal/pyrandom"
 )
 
@@ -23,14 +25,15 @@ func Configure(name string, knobs []Knob, opts map[string]string, validate func(
 
 // CheckNew is what both formats' New refuses: an invalid configuration
 // (valid is its Validate result, wrapped with derrors.ErrPermanent), or a
-// build without cgo, where gauss() cannot match CPython's glibc
-// log/sin/cos bit for bit (pyrandom.ExactLibm).
+// build without cgo (needcgo.ErrNoCgo), where gauss() cannot match
+// CPython's glibc log/sin/cos bit for bit (pyrandom.ExactLibm) nor ConFind
+// numba's atan2 (confind.ExactAtan2).
 func CheckNew(name string, valid error) error {
 	if valid != nil {
 		return derrors.Permanent(fmt.Errorf("%s: %w", name, valid))
 	}
-	if !pyrandom.ExactLibm {
-		return fmt.Errorf("%s: built without cgo, so gauss() cannot match CPython's glibc log/sin/cos bit for bit; build with CGO_ENABLED=1", name)
+	if !pyrandom.ExactLibm || !confind.ExactAtan2 {
+		return needcgo.Refuse(name)
 	}
 	return nil
 }

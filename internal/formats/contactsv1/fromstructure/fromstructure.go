@@ -23,6 +23,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/needcgo"
 )
 
 // The designed-in filters of MarinFold's analyze_structure (the reference
@@ -76,6 +77,9 @@ func NewFrom(ctx context.Context, store blob.Store, opts map[string]string) (for
 			return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s needs %s=DIR (records are computed from structures)", contactsv1.Name, OptRecord, rest[OptRecord], OptRotlib))
 		}
 		return contactsv1.New(rest)
+	}
+	if !confind.ExactAtan2 { // ConFind's angles need glibc's atan2 (confind.ExactAtan2)
+		return nil, needcgo.Refuse(contactsv1.Name + " with " + OptRotlib)
 	}
 	rest := maps.Clone(opts)
 	delete(rest, OptRotlib)

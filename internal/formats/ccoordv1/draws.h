@@ -2,6 +2,9 @@
 // for C kernels that take a Rand's outputs themselves (pyrandom.Rand.Window
 // and Advance): the same operations as Rand.Random and the Gaussian
 // pair's draws (coordfront.Normals), so the same bits.
+// A copy in each package whose kernel includes it (ccoordv1, cropsv1): cgo
+// tracks only a package's own headers. Keep the copies byte-identical
+// (ccoordv1.TestDrawsHeaderCopies).
 #ifndef PYRANDOM_DRAWS_H
 #define PYRANDOM_DRAWS_H
 
