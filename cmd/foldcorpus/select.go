@@ -1,5 +1,3 @@
-//go:build cgo
-
 package main
 
 import (
@@ -32,6 +30,9 @@ func selectFlags(name string, opts *selection.Options) *flag.FlagSet {
 }
 
 func runSelect(ctx context.Context, args []string) error {
+	if isPDBSelect(args) { // the PDB mode: select_pdb.go
+		return runSelectPDB(ctx, args)
+	}
 	opts := selection.DefaultOptions()
 	fset := selectFlags("select", &opts)
 	input := fset.String("input", "", "manifest parquet: a file, a glob (quote it), or a folder (all *.parquet below it)")
