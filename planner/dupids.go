@@ -60,14 +60,15 @@ func (e *DuplicateError) Unwrap() []error { return []error{ErrDuplicateID, derro
 
 // findDuplicateIDs reads only the entry_id column of every file (its column
 // chunks, through manifest.ReadShard) and returns a *DuplicateError naming
-// both places of each duplicate id, or nil. Null ids are left to the shards
-// (which fail the row). It keeps one map entry of 16 bytes per row (a
+// both places of each duplicate id, or nil; when dups is false it looks
+// for null ids only. A null or empty id is a *NullIDError naming its rows
+// (before any duplicate). It keeps one map entry of 16 bytes per row (a
 // 64-bit hash of the id, and its file index and row packed into 64 bits:
 // about 20 bytes a row with the map's overhead, ~0.5 GB for 24M rows); hash
 // matches are confirmed by reading the earlier file's ids again, so a hash
 // collision is never reported. Read-only: safe to retry; errors are the
 // store's or manifest.ReadShard's.
-func findDuplicateIDs(ctx context.Context, store blob.Store, files []string) error {
+func findDuplicateIDs(ctx context.Context, store blob.Store, files []string, dups bool) error {
 	if len(files) >= 1<<(64-rowBits) {
 		return derrors.Permanent(fmt.Errorf("%d manifest files: more than the duplicate check can index", len(files)))
 	}
@@ -78,6 +79,7 @@ func findDuplicateIDs(ctx context.Context, store blob.Store, files []string) err
 		first, again IDPlace
 	}
 	var cands []candidate
+	nulls := &NullIDError{}
 	for fi, uri := range files {
 		err := manifest.ReadShard(ctx, store, uri, nil, []string{manifest.EntryIDColumn}, func(r *manifest.Rows) error {
 			if r.First+int64(len(r.Values)) >= 1<<rowBits {
@@ -85,10 +87,14 @@ func findDuplicateIDs(ctx context.Context, store blob.Store, files []string) err
 			}
 			for i, v := range r.Values {
 				id, ok := idString(v[0])
-				if !ok {
+				row := r.First + int64(i)
+				if !ok || id == "" {
+					nulls.add(IDPlace{uri, row}, !ok)
 					continue
 				}
-				row := r.First + int64(i)
+				if !dups {
+					continue
+				}
 				h := maphash.String(seed, id)
 				if first, dup := seen[h]; dup {
 					cands = append(cands, candidate{id, IDPlace{files[first>>rowBits], int64(first & (1<<rowBits - 1))}, IDPlace{uri, row}})
@@ -101,6 +107,9 @@ func findDuplicateIDs(ctx context.Context, store blob.Store, files []string) err
 		if err != nil {
 			return err
 		}
+	}
+	if nulls.Count > 0 {
+		return nulls
 	}
 	if len(cands) == 0 {
 		return nil

@@ -146,10 +146,10 @@ func JoinURI(dir, name string) string {
 // Prepare plans the run without recording or publishing anything: it reads
 // every manifest's footer, checks the required columns, fixes the projection
 // and output schema, and builds every shard's message. A missing required
-// column, an unreadable file, an empty glob or (unless
-// spec.AllowDuplicateIDs) an entry_id in two rows (a *DuplicateError, read
-// from the entry_id column alone) is a permanent error, before any work
-// starts. Read-only, so safe to retry.
+// column, an unreadable file, an empty glob, a null or empty entry_id (a
+// *NullIDError) or (unless spec.AllowDuplicateIDs) an entry_id in two rows
+// (a *DuplicateError; both read from the entry_id column alone) is a
+// permanent error, before any work starts. Read-only, so safe to retry.
 func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	defer derrors.Wrap(&err, "planner.Prepare(%s)", spec.Manifest)
 	newFormat := deps.NewFormat
@@ -219,16 +219,14 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 			for _, c := range p.Projection.Passthrough {
 				d, _ := s.Column(c.Name)
 				if d.Type != c.Type {
-					return nil, derrors.Permanent(fmt.Errorf("manifest %s: column %q has type %v, but %s has %v", uri, c.Name, d.Type, files[0], c.Type))
+					return nil, derrors.Permanent(fmt.Errorf("manifest %s: column %q has type %s, but %s has %s", uri, c.Name, manifest.TypeName(d.Type), files[0], manifest.TypeName(c.Type)))
 				}
 			}
 		}
 		p.Schemas = append(p.Schemas, s)
 	}
-	if !spec.AllowDuplicateIDs {
-		if err := findDuplicateIDs(ctx, store, files); err != nil {
-			return nil, err
-		}
+	if err := findDuplicateIDs(ctx, store, files, !spec.AllowDuplicateIDs); err != nil {
+		return nil, err
 	}
 	p.Output = corpus.NewSchema(f.Columns(), p.Projection.Passthrough)
 	for _, s := range p.Schemas {
@@ -239,33 +237,9 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 		}
 	}
 
-	type part struct {
-		file int
-		rgs  []int
-	}
-	var parts []part
-	for i, s := range p.Schemas {
-		n := len(s.RowGroups)
-		if spec.RowGroupsPerShard <= 0 || n <= spec.RowGroupsPerShard {
-			parts = append(parts, part{file: i})
-			continue
-		}
-		for lo := 0; lo < n; lo += spec.RowGroupsPerShard {
-			var rgs []int
-			for rg := lo; rg < min(n, lo+spec.RowGroupsPerShard); rg++ {
-				rgs = append(rgs, rg)
-			}
-			parts = append(parts, part{file: i, rgs: rgs})
-		}
-	}
+	parts := Split(p.Schemas, spec.RowGroupsPerShard)
 	for _, pt := range parts {
-		var n int64
-		for rg, rows := range p.Schemas[pt.file].RowGroups {
-			if len(pt.rgs) == 0 || slices.Contains(pt.rgs, rg) {
-				n += rows
-			}
-		}
-		p.ShardRows = append(p.ShardRows, n)
+		p.ShardRows = append(p.ShardRows, pt.Rows)
 	}
 	p.maxRows = spec.MaxRows
 	total := len(parts)
@@ -292,7 +266,7 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	for i, pt := range parts {
 		p.Messages = append(p.Messages, queue.ShardMessage{
 			RunID: spec.RunID, Shard: i, Total: total,
-			Manifest: files[pt.file], ManifestGeneration: store.gens[files[pt.file]], RowGroups: pt.rgs,
+			Manifest: files[pt.File], ManifestGeneration: store.gens[files[pt.File]], RowGroups: pt.RowGroups,
 			Format: f.Name(), Options: spec.Options,
 			Output:    JoinURI(spec.Output, OutputName(spec.Prefix, i, total)),
 			Columns:   cols,
@@ -301,6 +275,42 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 		})
 	}
 	return p, nil
+}
+
+// Part is one shard's slice of the manifest: a file (its index in the
+// listing) and its row groups (nil: the whole file), with their rows.
+type Part struct {
+	File      int
+	RowGroups []int
+	Rows      int64
+}
+
+// Split splits the manifest files (their footers, in listing order) into
+// shards, in shard order: one per file, or, when rowGroupsPerShard is
+// positive, one per rowGroupsPerShard row groups of a file that has more.
+// Prepare plans with it; verify recomputes a run's shards with it.
+func Split(schemas []manifest.Schema, rowGroupsPerShard int) []Part {
+	var parts []Part
+	for i, s := range schemas {
+		n := len(s.RowGroups)
+		if rowGroupsPerShard <= 0 || n <= rowGroupsPerShard {
+			var rows int64
+			for _, r := range s.RowGroups {
+				rows += r
+			}
+			parts = append(parts, Part{File: i, Rows: rows})
+			continue
+		}
+		for lo := 0; lo < n; lo += rowGroupsPerShard {
+			pt := Part{File: i}
+			for rg := lo; rg < min(n, lo+rowGroupsPerShard); rg++ {
+				pt.RowGroups = append(pt.RowGroups, rg)
+				pt.Rows += s.RowGroups[rg]
+			}
+			parts = append(parts, pt)
+		}
+	}
+	return parts
 }
 
 // Plan prepares the run (see Prepare), records it in the ledger and

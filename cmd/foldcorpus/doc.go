@@ -57,10 +57,10 @@ func (o optFlag) Set(v string) error {
 func runDoc(ctx context.Context, args []string) error {
 	fset := flag.NewFlagSet("doc", flag.ContinueOnError)
 	readers := registry.NamesReading(format.FromStructure)
-	name := fset.String("format", cadv2.Name, "structure format: "+strings.Join(readers, ", ")+" (options: `foldcorpus formats`)")
+	name := fset.String("format", cadv2.Name, "structure format: "+structureFormats()+" (their options: foldcorpus formats)")
 	plddtMin := fset.String("residue-plddt-min", "", "contact pool's residue pLDDT minimum (contacts-and-distances-v2; default 70)")
-	entryID := fset.String("entry-id", "", "the document's entry_id (its seed), as the manifest's entry_id column gives it to `run`;\n"+
-		"default: derived from the file's block name (AF-X-F1 for AlphaFold files). Needs exactly one FILE")
+	entryID := fset.String("entry-id", "", "the document's entry_id (its seed), as the manifest's entry_id column gives it to run;\n"+
+		"default: "+entryIDRule+". Needs exactly one FILE")
 	opts := optFlag{}
 	fset.Var(opts, "opt", "format knob key=value (repeatable), e.g. --opt context_length=4096")
 	fset.Usage = func() {
@@ -86,14 +86,19 @@ func runDoc(ctx context.Context, args []string) error {
 		}
 		opts["residue_plddt_min"] = *plddtMin
 	}
-	if !slices.Contains(readers, *name) {
-		return &exitError{2, fmt.Errorf("--format %q: doc reads mmCIF files, so the format must be one of %s", *name, strings.Join(readers, ", "))}
+	if !slices.Contains(readers, *name) && structureOption(*name) == "" {
+		return &exitError{2, fmt.Errorf("--format %q: doc reads mmCIF and PDB files, so the format must be one of %s", *name, structureFormats())}
 	}
 	store := cliStores()
 	defer store.Close()
+	// The format is built as run builds it (contacts-v1 with rotlib= reads
+	// structures, without it records).
 	f, err := inline.NewIn(ctx, format.Env{Store: store}, *name, opts)
 	if err != nil {
 		return &exitError{2, err}
+	}
+	if f.Kind() != format.FromStructure {
+		return &exitError{2, fmt.Errorf("--format %s: %s", *name, recordsHint(*name))}
 	}
 	if os.Getenv("GOMAXPROCS") == "" {
 		// One goroutine does all the work: a second P would only run the
@@ -163,12 +168,17 @@ func (r *docReader) appendLine(dst []byte, file, entryID string) ([]byte, string
 	var err error
 	// A large file is parsed where it lies (mapped), without a copy; the
 	// structure keeps no byte of it.
-	r.buf, err = r.read(file, r.buf, func(data []byte) error { return mmcif.ReadInto(&r.st, data) })
+	r.buf, err = r.read(file, r.buf, func(data []byte) error {
+		if len(data) == 0 {
+			return errEmptyFile
+		}
+		return mmcif.ReadInto(&r.st, data)
+	})
 	if errors.Is(err, localblob.ErrFileChanged) {
 		r.st = structure.Structure{} // the read stopped halfway
 	}
 	if err != nil {
-		line.Outcome, line.Error = "error", fmt.Sprintf("%s: %v", file, err)
+		line.Outcome, line.Error = "error", fileError(file, err)
 		return appendDocLine(dst, line), line.Outcome
 	}
 	s := &r.st
@@ -204,7 +214,7 @@ func (r *docReader) appendLine(dst []byte, file, entryID string) ([]byte, string
 		}
 	}
 	if err != nil {
-		line.Outcome, line.Error = "error", fmt.Sprintf("%s: %v", file, err)
+		line.Outcome, line.Error = "error", fileError(file, err)
 		return appendDocLine(dst, line), line.Outcome
 	}
 	return dst, line.Outcome

@@ -149,9 +149,9 @@ func TestCLIStatusLedgerAndPartialRun(t *testing.T) {
 	mdir := sampleManifest(t, dir, 8, 4)
 	ledger := filepath.Join(dir, "ledgers", "l.jsonl")
 	out := filepath.Join(dir, "out")
-	_, stderr, code := runCLI(t, "run", "--manifest", filepath.Join(mdir, "*.parquet"), "--out", out, "--ledger", ledger, "--num-docs", "3")
-	if code != 0 || !strings.Contains(stderr, "status --ledger "+ledger) {
-		t.Fatalf("run --ledger: exit %d, want 0 and a pointer to status --ledger:\n%s", code, stderr)
+	runOut, runErr, code := runCLI(t, "run", "--manifest", filepath.Join(mdir, "*.parquet"), "--out", out, "--ledger", ledger, "--num-docs", "3")
+	if code != 0 || !strings.Contains(runOut, "status --ledger "+ledger) { // results (output:) go to stdout
+		t.Fatalf("run --ledger: exit %d, want 0 and a pointer to status --ledger on stdout:\n%s%s", code, runOut, runErr)
 	}
 	stdout, stderr, code := runCLI(t, "status", "--ledger", ledger)
 	if code != 1 || !strings.Contains(stdout, "2 done, 0 failed, 2 missing") || !strings.Contains(stdout, "never started") || !strings.Contains(stdout, "without --num-docs") {

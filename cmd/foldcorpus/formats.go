@@ -33,9 +33,13 @@ func runFormats(_ context.Context, args []string) error {
 		if i > 0 {
 			fmt.Println()
 		}
-		input := "mmCIF structures (the --cif-uri-column objects, or --cif-text-column text)"
+		const structures = "mmCIF or PDB format structures, plain or gzip (the --cif-uri-column objects, or --cif-text-column text)"
+		input := structures
 		if info.Input == format.FromRecord {
 			input = "analysis records in the manifest's columns (no fetch)"
+			if o := structureOption(name); o != "" {
+				input += "; with " + o + "=DIR, " + structures
+			}
 		}
 		fmt.Printf("%s\n  input: %s\n  options:\n", info.Name, input)
 		keyWidth := 20 // the longest key of the format sets the column, so its values line up

@@ -20,6 +20,23 @@ func init() {
 	register("inspect", "read mmCIF or PDB files and print models, chains, sequences, pLDDT and contacts", runInspect)
 }
 
+const inspectUsage = `usage: foldcorpus inspect [--json] FILE...
+
+Reads each FILE (mmCIF or PDB format, plain or gzip) and prints what the
+pipeline sees in it: the entry_id (the structure's name, see below), the number of models,
+and the chains of model 1, each with its name, polymer residues, atoms and one-letter
+sequence; for the principal chain the mean pLDDT (the B-factor column of its
+CA atoms) and its contacts (CB-CB, CA for GLY, under 8 Å, |i-j| >= 6). A FILE
+that cannot be read prints its error; the exit status is 1 when any FILE failed.
+With --json, one JSON object per FILE (JSON lines), contacts listed as [i, j, distance].
+
+The entry_id is the structure's name as gemmi gives it: an mmCIF file's data_
+block name, a PDB-format file's name without .gz and .pdb (doc then drops a
+.cif/.mmcif/.pdb/.ent ending).
+
+flags:
+`
+
 type inspectChain struct {
 	Name       string `json:"name"`
 	NPolymer   int    `json:"n_polymer_residues"`
@@ -61,11 +78,15 @@ func (r *inspectReader) file(path string) inspectResult {
 	res := inspectResult{File: path}
 	var err error
 	r.buf, err = localblob.ReadFileInto(path, r.buf)
-	if err == nil {
+	switch {
+	case err != nil:
+	case len(r.buf) == 0:
+		err = errEmptyFile
+	default:
 		err = mmcif.ReadInto(&r.st, r.buf)
 	}
 	if err != nil {
-		res.Error = fmt.Sprintf("%s: %v", path, err)
+		res.Error = fileError(path, err)
 		return res
 	}
 	st := &r.st
@@ -124,7 +145,7 @@ func runInspect(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object per file (JSON lines)")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: foldcorpus inspect [--json] FILE...")
+		fmt.Fprint(fs.Output(), inspectUsage)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -170,7 +191,7 @@ func runInspect(ctx context.Context, args []string) error {
 
 func printInspect(w io.Writer, r inspectResult) {
 	if r.Error != "" {
-		fmt.Fprintf(w, "%s: ERROR %s\n", r.File, r.Error)
+		fmt.Fprintf(w, "ERROR %s\n", r.Error) // the error names the file
 		return
 	}
 	fmt.Fprintf(w, "%s: entry %s, %d model(s)\n", r.File, r.EntryID, *r.NModels)

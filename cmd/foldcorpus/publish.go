@@ -37,7 +37,8 @@ func runPublish(ctx context.Context, args []string) error {
 	fs.BoolVar(&pf.partial, "partial", false, "publish a run with failed or missing shards (the done shards; the card names the others)")
 	fs.BoolVar(&pf.create, "create", false, "create the dataset repository when it does not exist (private unless --public)")
 	fs.BoolVar(&pf.public, "public", false, "with --create: make the new repository public")
-	fs.StringVar(&pf.license, "license", "cc-by-4.0", "the card's license (the Hub's license id; AFDB and PDB data are CC-BY-4.0)")
+	fs.StringVar(&pf.license, "license", "cc-by-4.0", "the card's license (the Hub's license id): AFDB data are CC-BY-4.0 (cc-by-4.0, the default, also right for a mix);\n"+
+		"PDB entries are CC0 (cc0-1.0: a corpus of PDB entries alone may use it)")
 	fs.StringVar(&pf.prettyName, "pretty-name", "", "the card's pretty_name and title (default: the repository's name)")
 	fs.IntVar(&pf.concurrency, "concurrency", 8, "LFS uploads in flight")
 	fs.IntVar(&pf.maxCommit, "max-commit-files", 100, "most files in one commit (the Hub recommends under 100)")
@@ -99,6 +100,9 @@ func runPublish(ctx context.Context, args []string) error {
 	}
 	if len(rs.files) == 0 {
 		return &exitError{1, fmt.Errorf("no done shard in %s to publish", out)}
+	}
+	if err := verifyBeforePublish(ctx, os.Stderr, store, out, run, shards, pf.partial); err != nil {
+		return err
 	}
 
 	rep, err := report.Build(ctx, store, out, report.Options{Run: run, Shards: shards})

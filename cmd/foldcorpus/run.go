@@ -194,26 +194,48 @@ func runRun(ctx context.Context, args []string) error {
 		if errors.Is(err, context.Canceled) {
 			return &exitError{130, errors.New("interrupted: the shards not done wrote nothing; rerun the same command to resume")}
 		}
+		if o := structureOption(spec.Format); o != "" && spec.Options[o] == "" && errors.Is(err, manifest.ErrMissingColumn) {
+			return fmt.Errorf("%s: %w", recordsHint(spec.Format), err)
+		}
 		return err
 	}
 	// The report is written also when shards failed: its failures table
 	// (entry id and cause per failed shard) is most useful then. The run
 	// still exits non-zero.
+	// Results go to stdout, progress and diagnostics to stderr.
 	if !blob.IsLocal(spec.Output) {
-		fmt.Fprintf(os.Stderr, "output: %s; ledger %s (see `foldcorpus status --ledger %s`); no report for a gs:// output\n", spec.Output, ledgerPath, ledgerPath)
+		fmt.Fprintf(os.Stdout, "output: %s; ledger %s (see `foldcorpus status --ledger %s`); no report for a gs:// output\n", spec.Output, ledgerPath, ledgerPath)
+		printSkipped(ctx, store, ledgerPath, sum)
 		return err
 	}
 	if rf.ledger != "" {
-		fmt.Fprintf(os.Stderr, "output: %s (see `foldcorpus status --ledger %s`)\n", spec.Output, ledgerPath)
+		fmt.Fprintf(os.Stdout, "output: %s (see `foldcorpus status --ledger %s`)\n", spec.Output, ledgerPath)
 	} else {
-		fmt.Fprintf(os.Stderr, "output: %s (see `foldcorpus status %s`)\n", spec.Output, rf.out)
+		fmt.Fprintf(os.Stdout, "output: %s (see `foldcorpus status %s`)\n", spec.Output, rf.out)
 	}
 	if index, rerr := writeReport(ctx, spec.Output); rerr != nil {
 		fmt.Fprintf(os.Stderr, "report: %v\n", rerr)
 	} else {
-		fmt.Fprintf(os.Stderr, "report: %s\n", index)
+		fmt.Fprintf(os.Stdout, "report: %s\n", index)
 	}
+	printSkipped(ctx, store, ledgerPath, sum)
 	return err
+}
+
+// printSkipped ends a run's results with the rows its done shards skipped
+// as missing (--lenient-missing), when there are any.
+func printSkipped(ctx context.Context, store blob.Store, ledgerPath string, sum *localrun.Summary) {
+	if sum == nil || sum.Plan == nil {
+		return
+	}
+	_, shards, err := localledger.Snapshot(ledgerPath)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "skipped rows: %s\n", derrors.Describe(err))
+		return
+	}
+	if line := skippedLine(ctx, store, shards[sum.Plan.Run.ID]); line != "" {
+		fmt.Fprintln(os.Stdout, line)
+	}
 }
 
 // ledgerPath is --ledger, or the default for out: OUT/_ledger.jsonl for a

@@ -24,6 +24,17 @@ folder, holds a different run, or when two manifest rows share an entry_id
 (--allow-duplicate-ids accepts them). Rerunning the same command resumes: it
 processes only the shards not done. ` + "`foldcorpus status OUT`" + ` shows the run.
 
+The manifest's required columns: entry_id (string or integer, unique unless
+--allow-duplicate-ids, never null or empty: the document's id and seed) and,
+for the formats that read structures, one of
+  gcs_uri      each row's structure file (mmCIF or PDB format, plain or gzip):
+               a path, file:// or gs:// URI (another column: --cif-uri-column)
+  cif_content  the structure's text inline (--cif-text-column cif_content)
+The formats that read analysis records (contacts-v1 without --opt rotlib=DIR)
+need their record columns instead (foldcorpus formats). The columns of
+--passthrough are copied to the output when present. Results (the output
+folder, the report) go to stdout, progress to stderr.
+
 flags:
 `
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 )
@@ -49,14 +50,24 @@ func runStatus(ctx context.Context, args []string) error {
 	}
 	runs, shards, err := localledger.Snapshot(path)
 	if err != nil {
-		return err
+		where := path
+		if *ledgerFile == "" {
+			where = fs.Arg(0)
+		}
+		switch {
+		case errors.Is(err, derrors.ErrNotFound) && *ledgerFile != "":
+			return fmt.Errorf("--ledger %s: no such ledger file: %w", path, derrors.ErrNotFound)
+		case errors.Is(err, derrors.ErrNotFound):
+			return fmt.Errorf("%s holds no run (no %s: is it a run's --out folder?): %w", where, localledger.FileName, derrors.ErrNotFound)
+		}
+		return fmt.Errorf("%s: %w", where, err)
 	}
 	complete := len(runs) > 0
 	if *asJSON {
 		complete = printStatusJSON(runs, shards) && complete
 	} else {
 		for _, r := range runs {
-			if !printRunStatus(r, shards[r.ID]) {
+			if !printRunStatus(ctx, r, shards[r.ID]) {
 				complete = false
 			}
 		}
@@ -96,7 +107,7 @@ func printStatusJSON(runs []ledger.Run, shards map[string][]ledger.Shard) bool {
 }
 
 // printRunStatus prints one run and reports whether it is complete.
-func printRunStatus(r ledger.Run, shards []ledger.Shard) bool {
+func printRunStatus(ctx context.Context, r ledger.Run, shards []ledger.Shard) bool {
 	var done, failed, missing int
 	var tot ledger.Counts
 	tot.Filtered = map[string]int64{}
@@ -120,6 +131,11 @@ func printRunStatus(r ledger.Run, shards []ledger.Shard) bool {
 	fmt.Printf("run %s\n  manifest %s\n  format   %s\n  output   %s\n", r.ID, r.Manifest, r.Format, r.Output)
 	fmt.Printf("  shards   %d total, %d done, %d failed, %d missing\n", r.Shards, done, failed, missing)
 	fmt.Printf("  rows     %d in, %d docs out, %d skipped (missing objects)\n", tot.RowsIn, tot.DocsOut, tot.Skipped)
+	if tot.Skipped > 0 {
+		store := cliStores()
+		fmt.Printf("  skipped  %s\n", skippedLine(ctx, store, shards))
+		store.Close()
+	}
 	reasons := make([]string, 0, len(tot.Filtered))
 	for k := range tot.Filtered {
 		reasons = append(reasons, k)

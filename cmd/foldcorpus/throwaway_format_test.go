@@ -85,7 +85,7 @@ func TestThrowawayFormat(t *testing.T) {
 	ctx := context.Background()
 
 	listed, err := captureStdout(t, func() error { return runFormats(ctx, nil) })
-	if err != nil || !strings.Contains(listed, "throwaway-test-v0\n  input: mmCIF structures") ||
+	if err != nil || !strings.Contains(listed, "throwaway-test-v0\n  input: mmCIF or PDB format structures") ||
 		!strings.Contains(listed, "prefix") || !strings.Contains(listed, "residues=") {
 		t.Errorf("formats: %v\n%s\nwant throwaway-test-v0 with its option prefix (default residues=)", err, listed)
 	}

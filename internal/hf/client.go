@@ -390,7 +390,11 @@ type Resolved struct {
 	URL    string // signed CDN URL (or the resolve URL itself for a file served directly)
 	Commit string // X-Repo-Commit
 	ETag   string // X-Linked-Etag (sha256 of an LFS file), else ETag; unquoted
-	Size   int64  // X-Linked-Size, else Content-Length
+	// Linked is whether ETag came from X-Linked-Etag: without it (a proxy
+	// that drops the header) the ETag is the git id of what git holds (an
+	// LFS file's pointer), not the content's sha256.
+	Linked bool
+	Size   int64 // X-Linked-Size, else Content-Length
 }
 
 // Resolve asks where file p of repo at rev is served (HEAD
@@ -407,6 +411,7 @@ func (c *Client) Resolve(ctx context.Context, repo, rev, p string) (_ Resolved, 
 				h := resp.Header
 				res.Commit = h.Get("X-Repo-Commit")
 				res.ETag = unquote(h.Get("X-Linked-Etag"))
+				res.Linked = res.ETag != ""
 				if res.ETag == "" {
 					res.ETag = unquote(h.Get("ETag"))
 				}

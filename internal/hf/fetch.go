@@ -286,6 +286,14 @@ func fetchOne(ctx context.Context, c *Client, opts FetchOptions, l *Lock, f Lock
 	if rf.Size() != f.Size {
 		return false, 0, 0, derrors.Permanent(fmt.Errorf("%s: %d bytes at commit %s, but the lock has %d", f.Path, rf.Size(), l.Revision, f.Size))
 	}
+	if want := rf.Unchecked(); want != "" {
+		// The Hub's answer did not announce the content hash (a proxy
+		// dropped X-Linked-Etag): hash the bytes before projecting them.
+		if err := rf.CheckSHA256(want); err != nil {
+			_, read = rf.Requests()
+			return false, read, 0, err
+		}
+	}
 	p, err := Project(ctx, rf, f.Path, opts.Columns, map[string]string{SourceMetaKey: meta})
 	_, read = rf.Requests()
 	if err != nil {

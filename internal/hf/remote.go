@@ -2,6 +2,8 @@ package hf
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -27,12 +29,17 @@ type File struct {
 	path string
 	size int64
 	etag string
+	// linked: etag is the content's sha256 (X-Linked-Etag).
+	linked bool
 
-	mu       sync.Mutex
-	url      string
-	segs     []segment // sorted by off, not overlapping
-	requests int64
-	bytes    int64
+	mu sync.Mutex
+	// unchecked is the sha256 the caller wanted when the answer announced
+	// none: only CheckSHA256 verifies it (and clears it).
+	unchecked string
+	url       string
+	segs      []segment // sorted by off, not overlapping
+	requests  int64
+	bytes     int64
 }
 
 type segment struct {
@@ -42,8 +49,9 @@ type segment struct {
 
 // Open resolves file p of repo at commit rev and returns a File over it. It
 // checks that the Hub serves that commit (X-Repo-Commit) and, when
-// wantETag is set, that the content hash it announces matches. Reads use
-// ctx. One resolve request.
+// wantETag is set, that the content hash it announces matches; an answer
+// that announces none (no X-Linked-Etag) leaves wantETag to CheckSHA256
+// (Unchecked). Reads use ctx. One resolve request.
 func (c *Client) Open(ctx context.Context, repo, rev, p, wantETag string) (_ *File, err error) {
 	return c.OpenSized(ctx, repo, rev, p, wantETag, -1)
 }
@@ -69,13 +77,55 @@ func (c *Client) openResolved(ctx context.Context, repo, rev, p, wantETag string
 	if res.Commit != "" && res.Commit != rev {
 		return nil, derrors.Permanent(fmt.Errorf("%s: the Hub served commit %s, not the pinned %s", p, res.Commit, rev))
 	}
-	if wantETag != "" && res.ETag != "" && res.ETag != wantETag {
+	unchecked := ""
+	switch {
+	case wantETag == "":
+	case !res.Linked:
+		// Without X-Linked-Etag the answer's ETag is the git id of the LFS
+		// pointer: the content hash is checked on the bytes (CheckSHA256).
+		unchecked = wantETag
+	case res.ETag != wantETag:
 		return nil, derrors.Permanent(fmt.Errorf("%s: content hash %s at commit %s, but the lock has %s", p, res.ETag, rev, wantETag))
 	}
 	if res.Size < 0 {
 		return nil, derrors.Permanent(fmt.Errorf("%s: the Hub's resolve answer gave no size (X-Linked-Size or Content-Length) and none is known from the tree listing", p))
 	}
-	return &File{c: c, ctx: ctx, repo: repo, rev: rev, path: p, size: res.Size, etag: res.ETag, url: res.URL}, nil
+	return &File{c: c, ctx: ctx, repo: repo, rev: rev, path: p, size: res.Size, etag: res.ETag, linked: res.Linked, unchecked: unchecked, url: res.URL}, nil
+}
+
+// Unchecked returns the sha256 the caller asked Open for when the Hub's
+// answer did not announce the content's (no X-Linked-Etag), so that only
+// CheckSHA256 can verify it; "" when the announced hash matched or none
+// was asked for.
+func (f *File) Unchecked() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.unchecked
+}
+
+// CheckSHA256 reads the whole file, in pieces of at most 16 MiB that it
+// does not keep, and compares its sha256 with want (hex). A difference is
+// a permanent error naming the file and both hashes. Idempotent; it costs
+// the file's size in range reads.
+func (f *File) CheckSHA256(want string) error {
+	const piece = 16 << 20
+	h := sha256.New()
+	for off := int64(0); off < f.size; off += piece {
+		data, err := f.fetch(off, min(piece, f.size-off))
+		if err != nil {
+			return err
+		}
+		h.Write(data)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		return derrors.Permanent(fmt.Errorf("%s: the bytes served for commit %s have sha256 %s, but the lock has %s", f.path, f.rev, got, want))
+	}
+	f.mu.Lock()
+	if want == f.unchecked {
+		f.unchecked = ""
+	}
+	f.mu.Unlock()
+	return nil
 }
 
 // Size returns the file's size.
@@ -190,7 +240,7 @@ func (f *File) fetch(off, n int64) ([]byte, error) {
 		if rerr != nil {
 			return nil, fmt.Errorf("re-resolving after %w: %w", err, rerr)
 		}
-		if res.ETag != "" && f.etag != "" && res.ETag != f.etag {
+		if res.ETag != "" && f.etag != "" && res.Linked == f.linked && res.ETag != f.etag {
 			return nil, derrors.Permanent(fmt.Errorf("hf: %s changed between resolves (%s, then %s)", f.path, f.etag, res.ETag))
 		}
 		f.c.Stats.Reresolves.Add(1)

@@ -30,7 +30,7 @@ func Open(ctx context.Context, store blob.Store, uri string) (_ *File, err error
 	if err != nil {
 		return nil, err
 	}
-	fr, err := openReader(obj)
+	fr, err := openReader(uri, obj)
 	if err == nil {
 		var s Schema
 		if s, err = schemaOf(uri, obj, fr); err == nil {
@@ -110,10 +110,10 @@ func (f *File) readShard(ctx context.Context, rowGroups []int, columns []string,
 		if err != nil {
 			return derrors.Permanent(fmt.Errorf("row group %d: %w", rg, err))
 		}
-		rows, err := tableRows(tbl, columns)
+		rows, err := tableRows(tbl, columns, starts[rg])
 		tbl.Release()
 		if err != nil {
-			return derrors.Permanent(fmt.Errorf("row group %d: %w", rg, err))
+			return derrors.Permanent(fmt.Errorf("manifest %s: row group %d: %w", f.uri, rg, err))
 		}
 		rows.First, rows.Total = starts[rg], total
 		if err := fn(rows); err != nil {

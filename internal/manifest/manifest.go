@@ -52,6 +52,8 @@ type Schema struct {
 	// Unsupported lists top-level columns whose type the pipeline cannot
 	// project (nested structs, maps...); naming one is an error.
 	Unsupported []string
+	// UnsupportedTypes is the arrow type of each Unsupported column.
+	UnsupportedTypes []string
 }
 
 // Column returns the named column and whether it exists with a supported type.
@@ -81,7 +83,7 @@ func ReadSchema(ctx context.Context, store blob.Store, uri string) (_ Schema, er
 func schemaOf(uri string, obj blob.Object, fr *pqarrow.FileReader) (Schema, error) {
 	as, err := fr.Schema()
 	if err != nil {
-		return Schema{}, derrors.Permanent(fmt.Errorf("not a readable parquet schema: %w", err))
+		return Schema{}, derrors.Permanent(fmt.Errorf("manifest %s: not a readable parquet schema: %w", uri, err))
 	}
 	s := Schema{URI: uri, Size: obj.Size(), NumRows: fr.ParquetReader().NumRows()}
 	for i := 0; i < fr.ParquetReader().NumRowGroups(); i++ {
@@ -91,6 +93,7 @@ func schemaOf(uri string, obj blob.Object, fr *pqarrow.FileReader) (Schema, erro
 		t, ok := columnType(f.Type)
 		if !ok {
 			s.Unsupported = append(s.Unsupported, f.Name)
+			s.UnsupportedTypes = append(s.UnsupportedTypes, f.Type.String())
 			continue
 		}
 		s.Columns = append(s.Columns, format.Column{Name: f.Name, Type: t, Nullable: f.Nullable})
@@ -99,24 +102,26 @@ func schemaOf(uri string, obj blob.Object, fr *pqarrow.FileReader) (Schema, erro
 	return s, nil
 }
 
-func openReader(obj blob.Object) (*pqarrow.FileReader, error) {
+func openReader(uri string, obj blob.Object) (*pqarrow.FileReader, error) {
 	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()))
 	if err != nil {
-		return nil, derrors.Permanent(fmt.Errorf("not a readable parquet file: %w", err))
+		return nil, notParquet(uri, obj, err)
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1024}, memory.DefaultAllocator)
 	if err != nil {
-		return nil, derrors.Permanent(fmt.Errorf("not a readable parquet file: %w", err))
+		return nil, notParquet(uri, obj, err)
 	}
 	return fr, nil
 }
 
 // columnType maps an arrow type to the column types the pipeline carries.
+// Unsigned integers are widened to int64; a uint64 value over int64's
+// range is an error when it is read (value).
 func columnType(t arrow.DataType) (format.ColumnType, bool) {
 	switch t.ID() {
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		return format.String, true
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
 		return format.Int64, true
 	case arrow.FLOAT32, arrow.FLOAT64:
 		return format.Float64, true
@@ -190,13 +195,17 @@ func Resolve(s Schema, uriColumn, textColumn string, record []format.Column, exc
 	need := func(name string, want ...format.ColumnType) error {
 		c, ok := s.Column(name)
 		if !ok {
-			if slices.Contains(s.Unsupported, name) {
-				return derrors.Permanent(fmt.Errorf("manifest %s: column %q has an unsupported type", s.URI, name))
+			if i := slices.Index(s.Unsupported, name); i >= 0 {
+				t := "?"
+				if i < len(s.UnsupportedTypes) {
+					t = s.UnsupportedTypes[i]
+				}
+				return derrors.Permanent(fmt.Errorf("manifest %s: column %q has an unsupported type %s (the pipeline carries strings, integers, floats, booleans and lists of them)", s.URI, name, t))
 			}
 			return derrors.Permanent(fmt.Errorf("manifest %s: %w %q (its columns: %s)", s.URI, ErrMissingColumn, name, strings.Join(names(s.Columns), ", ")))
 		}
 		if len(want) > 0 && !slices.Contains(want, c.Type) {
-			return derrors.Permanent(fmt.Errorf("manifest %s: column %q has type %v, want %v", s.URI, name, c.Type, want))
+			return derrors.Permanent(fmt.Errorf("manifest %s: column %q has type %s, want %s", s.URI, name, TypeName(c.Type), typeNames(want)))
 		}
 		return nil
 	}
@@ -277,4 +286,37 @@ func names(cols []format.Column) []string {
 		out[i] = c.Name
 	}
 	return out
+}
+
+// TypeName names a column type as a person reads it.
+func TypeName(t format.ColumnType) string {
+	switch t {
+	case format.String:
+		return "string"
+	case format.Int64:
+		return "int64"
+	case format.Float64:
+		return "float64"
+	case format.Bool:
+		return "bool"
+	case format.Int64List:
+		return "list<int64>"
+	case format.Float64List:
+		return "list<float64>"
+	case format.StringList:
+		return "list<string>"
+	}
+	return fmt.Sprintf("type %d", int(t))
+}
+
+// typeNames is "a", "a or b", "a, b or c".
+func typeNames(ts []format.ColumnType) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = TypeName(t)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -3,6 +3,7 @@ package manifest
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -45,7 +46,9 @@ func ReadShard(ctx context.Context, store blob.Store, uri string, rowGroups []in
 	return f.readShard(ctx, rowGroups, columns, fn)
 }
 
-func tableRows(tbl arrow.Table, columns []string) (*Rows, error) {
+// tableRows converts tbl, whose first row is row first of the file; an
+// error names the column and the file's row.
+func tableRows(tbl arrow.Table, columns []string, first int64) (*Rows, error) {
 	n := int(tbl.NumRows())
 	rows := &Rows{Columns: columns, Values: make([][]any, n)}
 	for i := range rows.Values {
@@ -62,7 +65,7 @@ func tableRows(tbl arrow.Table, columns []string) (*Rows, error) {
 			for k := 0; k < chunk.Len(); k++ {
 				v, err := value(chunk, k)
 				if err != nil {
-					return nil, fmt.Errorf("column %q row %d: %w", name, row, err)
+					return nil, fmt.Errorf("column %q row %d: %w", name, first+int64(row), err)
 				}
 				rows.Values[row][j] = v
 				row++
@@ -100,6 +103,12 @@ func value(arr arrow.Array, k int) (any, error) {
 		return int64(a.Value(k)), nil
 	case *array.Uint32:
 		return int64(a.Value(k)), nil
+	case *array.Uint64:
+		v := a.Value(k)
+		if v > math.MaxInt64 {
+			return nil, fmt.Errorf("uint64 value %d does not fit the int64 the pipeline carries", v)
+		}
+		return int64(v), nil
 	case *array.Float32:
 		return float64(a.Value(k)), nil
 	case *array.Float64:

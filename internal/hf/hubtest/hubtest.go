@@ -68,6 +68,10 @@ type Options struct {
 	// and proxies that drop headers do (the size is then only in the tree
 	// listing).
 	NoLinkedSize bool
+	// NoLinkedETag leaves X-Linked-Etag out of resolve answers too: the
+	// ETag left is then the git id of the LFS pointer, not the content's
+	// sha256.
+	NoLinkedETag bool
 	Write        WriteOptions // the write API (publish.go)
 }
 
@@ -434,7 +438,9 @@ func (s *Server) resolve(w http.ResponseWriter, rest string) {
 	}
 	w.Header().Set("Location", fmt.Sprintf("%s/%s/%s?Expires=%d&Signature=%s", s.CDN.URL, commit, escPath, expires, s.sign(commit, p, expires)))
 	w.Header().Set("X-Repo-Commit", commit)
-	w.Header().Set("X-Linked-Etag", `"`+sum+`"`)
+	if !s.opts.NoLinkedETag {
+		w.Header().Set("X-Linked-Etag", `"`+sum+`"`)
+	}
 	if !s.opts.NoLinkedSize {
 		w.Header().Set("X-Linked-Size", strconv.Itoa(len(files[i].Data)))
 	}

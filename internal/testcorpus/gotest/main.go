@@ -163,10 +163,13 @@ func skipReason(b *strings.Builder) string {
 	var first string
 	for _, line := range strings.Split(b.String(), "\n") {
 		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "=== ") || strings.HasPrefix(line, "--- ") {
+			continue // framing: "--- SKIP: TestName (0.00s)" names the test, not why
+		}
 		if i := strings.Index(line, "SKIP: "); i >= 0 {
 			return line[i+len("SKIP: "):]
 		}
-		if first == "" && !strings.HasPrefix(line, "=== ") && !strings.HasPrefix(line, "--- SKIP") && line != "" {
+		if first == "" {
 			first = line
 		}
 	}
