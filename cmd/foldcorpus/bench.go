@@ -7,10 +7,6 @@ import (
 	"strings"
 )
 
-func init() {
-	register("bench", "moved: the benchmarks are a command of their own, go run ./cmd/foldcorpus-bench KIND", runBench)
-}
-
 // benchMoved is what `foldcorpus bench` says: the benchmarks and the fakes
 // they run on (emulators, fake-gcs-server, the fake Hub, the buildpack
 // replay) are a binary of their own, so that the CLI users install links

@@ -31,10 +31,6 @@ import (
 // FOLDCORPUS_SHARD_TOPIC, FOLDCORPUS_FIRESTORE_DATABASE,
 // FOLDCORPUS_LEDGER_COLLECTION, FOLDCORPUS_USER_PROJECT,
 // FOLDCORPUS_REQUESTER_PAYS_BUCKETS; flags override them.
-func init() {
-	cloudStatus = runCloudStatus
-	register("rerun", "publish the shards of a cloud run that are not done (rerun --run ID [--shard N] [--gcloud])", runRerun)
-}
 
 // cloudFlags are the connection flags shared by status --run and rerun.
 type cloudFlags struct {

@@ -14,10 +14,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/needcgo"
 )
 
-func init() {
-	register("confind", "ConFind contact degrees of structure files: pyconfind's .cont text, or MarinFold's analysis records", runConfind)
-}
-
 // runConfind prints, per file, pyconfind's .cont text (its default mode: 18
 // residue types per position; --native-only: the native type only), or with
 // --record one JSON line {"file", then MarinFold's analysis record} (or

@@ -11,10 +11,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/dedup"
 )
 
-func init() {
-	register("dedup", "deduplicated cut of a PDB run's documents, one per cluster composition (RUN_OUT --out DIR)", runDedup)
-}
-
 func runDedup(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
 	out := fs.String("out", "", "output folder (path, file:// or gs:// prefix); create-only")

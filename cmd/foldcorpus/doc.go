@@ -25,10 +25,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
-func init() {
-	register("doc", "write one structure format's document for each mmCIF or PDB FILE (JSON lines)", runDoc)
-}
-
 // docLine is one output line of `foldcorpus doc`.
 type docLine struct {
 	File      string `json:"file"`

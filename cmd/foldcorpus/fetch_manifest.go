@@ -20,10 +20,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/planner"
 )
 
-func init() {
-	register("fetch-manifest", "fetch a manifest from the Hugging Face Hub, projected (hf://datasets/OWNER/NAME[@REV][/PATH] --out DIR|gs://B/P)", runFetchManifest)
-}
-
 type fetchFlags struct {
 	out, columns, drop, runSpec, format string
 	concurrency                         int

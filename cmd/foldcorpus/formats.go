@@ -9,10 +9,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 )
 
-func init() {
-	register("formats", "list the document formats, their input and each option with its default (set with --opt key=value)", runFormats)
-}
-
 func runFormats(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("formats", flag.ContinueOnError)
 	fs.Usage = func() {

@@ -16,10 +16,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
-func init() {
-	register("inspect", "read mmCIF or PDB files and print models, chains, sequences, pLDDT and contacts", runInspect)
-}
-
 const inspectUsage = `usage: foldcorpus inspect [--json] FILE...
 
 Reads each FILE (mmCIF or PDB format, plain or gzip) and prints what the

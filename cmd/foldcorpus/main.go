@@ -25,15 +25,6 @@ type command struct {
 	run     func(ctx context.Context, args []string) error
 }
 
-var commands = map[string]command{}
-
-func register(name, summary string, run func(ctx context.Context, args []string) error) {
-	if _, dup := commands[name]; dup {
-		panic("foldcorpus: command registered twice: " + name)
-	}
-	commands[name] = command{name, summary, run}
-}
-
 // exitError carries a specific exit status out of a command.
 type exitError struct {
 	code int
@@ -46,12 +37,14 @@ func (e *exitError) Unwrap() error { return e.err }
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: foldcorpus COMMAND [flags] [args]   (flags may come before or after the args)\n\ncommands:")
 	names := make([]string, 0, len(commands))
+	width := 0
 	for n := range commands {
 		names = append(names, n)
+		width = max(width, len(n))
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\n`foldcorpus help COMMAND` or `foldcorpus COMMAND -h` shows a command's flags.")
 }

@@ -16,10 +16,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/planner"
 )
 
-func init() {
-	register("manifest", "list a folder or bucket of structure files as a manifest ('DIR/**/*.cif.gz' --out m.parquet)", runManifest)
-}
-
 func runManifest(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("manifest", flag.ContinueOnError)
 	out := fs.String("out", "", "output manifest parquet (a path, file:// or gs:// URI; create-only)")

@@ -20,10 +20,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/version"
 )
 
-func init() {
-	register("publish", "publish a complete run's shards and a dataset card to the Hugging Face Hub (OUT hf://datasets/OWNER/NAME[@BRANCH][/PATH])", runPublish)
-}
-
 type publishFlags struct {
 	partial, create, public bool
 	license, prettyName     string

@@ -21,10 +21,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/report"
 )
 
-func init() {
-	register("report", "write report/summary.json and report/index.html (plots) for a run's output (DIR or gs://...)", runReport)
-}
-
 // reportConfig is what `foldcorpus report` takes from its flags.
 type reportConfig struct {
 	format           string

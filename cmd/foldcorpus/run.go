@@ -26,10 +26,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/shardfn"
 )
 
-func init() {
-	register("run", "build a corpus locally from a manifest (or the embedded sample); rerun to resume", runRun)
-}
-
 // optFlags collects repeated --opt key=value flags.
 type optFlags map[string]string
 

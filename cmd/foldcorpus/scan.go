@@ -16,10 +16,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/pdbheader"
 )
 
-func init() {
-	register("scan", "header scan of PDB mmCIF files -> entries table (--manifest m.parquet | --input GLOB --out entries.parquet)", runScan)
-}
-
 // maxScanErrorsShown caps the scan errors printed; all are in the table.
 const maxScanErrorsShown = 100
 

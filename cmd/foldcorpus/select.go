@@ -13,10 +13,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/selection"
 )
 
-func init() {
-	register("select", "Stage A: metadata-only cluster/pLDDT round selection -> generation manifest", runSelect)
-}
-
 func selectFlags(name string, opts *selection.Options) *flag.FlagSet {
 	fset := flag.NewFlagSet(name, flag.ContinueOnError)
 	fset.IntVar(&opts.MinClusterSize, "min-cluster-size", opts.MinClusterSize, "drop structural clusters with fewer usable members")

@@ -20,10 +20,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/shardfn"
 )
 
-func init() {
-	register("smoke", "time the first N rows of a manifest as one shard, then project the deployed run's wall-clock and cost", runSmoke)
-}
-
 // The deployment's defaults (infra/variables.tf): shard function
 // instances, their memory, and object fetches in flight per shard. Each
 // instance has 1 vCPU and serves one shard at a time.

@@ -16,21 +16,10 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 )
 
-// cloudStatus, when set (by the cloud commands' file), serves
-// `status --run ID`: the status of a cloud run from its ledger.
-var cloudStatus func(ctx context.Context, args []string) error
-
-func init() {
-	register("status", "show a run's ledger: done, failed (entry id + error), missing, filter counts (status DIR | --run ID)", runStatus)
-}
-
 func runStatus(ctx context.Context, args []string) error {
 	for _, a := range args {
 		if a == "--run" || a == "-run" || len(a) > 6 && (a[:6] == "--run=" || a[:5] == "-run=") {
-			if cloudStatus == nil {
-				return &exitError{2, errors.New("status --run needs the cloud commands (not built in)")}
-			}
-			return cloudStatus(ctx, args)
+			return runCloudStatus(ctx, args)
 		}
 	}
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)

@@ -22,10 +22,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/tpujob"
 )
 
-func init() {
-	register("tpujob", "run the accelerator tokenize job (bio2token-v2) configured by FOLDCORPUS_* variables (see docs/deploy.md)", runTPUJob)
-}
-
 // tpujobDrain is how long the shards in flight may run after SIGTERM: a
 // spot TPU VM gets 30 s notice; the startup script gives docker stop 30 s.
 const tpujobDrain = 25 * time.Second

@@ -21,10 +21,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/planner"
 )
 
-func init() {
-	register("verify", "check a corpus from storage alone: every manifest row once, one file per shard, nothing stray (verify OUT [--deep] [--json])", runVerify)
-}
-
 const verifyUsage = `usage: foldcorpus verify OUT [flags]
 
 Checks the corpus in OUT (a folder or gs://BUCKET/PREFIX) from its objects

@@ -9,10 +9,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/version"
 )
 
-func init() {
-	register("version", "print foldcorpus's version (also in every output file's accounting metadata) and build", runVersion)
-}
-
 func runVersion(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	if err := parseFlags(fs, args); err != nil {
