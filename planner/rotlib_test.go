@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
-	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/blobmux"
 	"github.com/foldcorpus/foldcorpus/internal/confind"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
@@ -42,11 +42,11 @@ func TestPlanRefusesBadRotlib(t *testing.T) {
 		"lib/EBL.out": ebl, "lib/BEBL.out": bebl}
 	stores := map[string]func(t *testing.T) (blob.Store, string){
 		"file": func(t *testing.T) (blob.Store, string) {
-			h := harness.Local(t, objects, "file://")
+			h := stores.Local(t, objects, "file://")
 			return nil, strings.TrimSuffix(h.URI("badlib/EBL.out"), "/EBL.out")
 		},
 		"gcs": func(t *testing.T) (blob.Store, string) {
-			h, _ := harness.FakeGCS(t, objects, gcs.Options{})
+			h, _ := stores.FakeGCS(t, objects, gcs.Options{})
 			return h.Store, strings.TrimSuffix(h.URI("badlib/EBL.out"), "/EBL.out")
 		},
 	}

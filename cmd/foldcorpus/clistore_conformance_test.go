@@ -5,7 +5,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
-	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestCLIStoreConformance(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
-			h := harness.Local(t, objects, "file://")
+			h := stores.Local(t, objects, "file://")
 			h.Store = cliStore(t)
 			h.Foreign = "s3://bucket/x"
 			return h
@@ -24,7 +24,7 @@ func TestCLIStoreConformance(t *testing.T) {
 	})
 	t.Run("gcs", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
-			h, fake := harness.FakeGCS(t, objects, gcs.Options{})
+			h, fake := stores.FakeGCS(t, objects, gcs.Options{})
 			t.Setenv("STORAGE_EMULATOR_HOST", fake.URL)
 			h.Store = cliStore(t)
 			h.Foreign = ""

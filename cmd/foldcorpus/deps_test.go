@@ -21,6 +21,7 @@ var harnessPackages = []string{
 	"internal/mmcif/gemmitest",
 	"internal/bio2token/b2tgolden",
 	"internal/buildpack",
+	"internal/harness",
 }
 
 // fakeImports are outside packages that are fakes or test servers.
@@ -35,7 +36,7 @@ var fakeImports = []string{
 
 // TestCLILinksNoHarness: `go list -deps ./cmd/foldcorpus` names no harness
 // package of this module (those above, and any with a path element ending
-// in "test", such as internal/blob/blobtest/harness), and no fake or test
+// in "test", such as internal/blob/blobtest), and no fake or test
 // server from outside.
 func TestCLILinksNoHarness(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
@@ -89,7 +90,7 @@ func TestHarnessWhy(t *testing.T) {
 		{mod + "internal/emulators", true},
 		{mod + "internal/hf/hubtest", true},
 		{mod + "internal/newthing/newthingtest", true},
-		{mod + "internal/blob/blobtest/harness", true},
+		{mod + "internal/harness/stores", true},
 		{"github.com/fsouza/fake-gcs-server/fakestorage", true},
 		{"net/http/httptest", true},
 		{mod + "internal/benchmarks", false},

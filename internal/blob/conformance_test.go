@@ -5,7 +5,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
-	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 )
 
 // TestPinConformance: a store pinned to a generation of one object is still
@@ -13,7 +13,7 @@ import (
 // manifest through one).
 func TestPinConformance(t *testing.T) {
 	blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
-		h := harness.Local(t, objects, "")
+		h := stores.Local(t, objects, "")
 		h.Store = blob.Pin(h.Store, h.URI("another-manifest.parquet"), 1)
 		return h
 	})

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
-	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/blobmux"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
@@ -16,7 +16,7 @@ import (
 func TestConformance(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
-			h := harness.Local(t, objects, "")
+			h := stores.Local(t, objects, "")
 			m := blobmux.New()
 			m.Register("file", h.Store)
 			h.Store = m
@@ -25,7 +25,7 @@ func TestConformance(t *testing.T) {
 	})
 	t.Run("gcs", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
-			h, _ := harness.FakeGCS(t, objects, gcs.Options{})
+			h, _ := stores.FakeGCS(t, objects, gcs.Options{})
 			m := blobmux.New()
 			m.Register("file", localblob.Store{})
 			m.Register("gs", h.Store)

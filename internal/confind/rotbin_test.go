@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
-	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 )
@@ -188,9 +188,9 @@ func TestCompactMini(t *testing.T) {
 		"flip/EBL.out": texts["EBL.out"], "flip/BEBL.out": texts["BEBL.out"], "flip/" + CompactName: flipped,
 	}
 	stores := map[string]func(t *testing.T) blobtest.Harness{
-		"local": func(t *testing.T) blobtest.Harness { return harness.Local(t, objects, "file://") },
+		"local": func(t *testing.T) blobtest.Harness { return stores.Local(t, objects, "file://") },
 		"gcs": func(t *testing.T) blobtest.Harness {
-			h, _ := harness.FakeGCS(t, objects, gcs.Options{})
+			h, _ := stores.FakeGCS(t, objects, gcs.Options{})
 			return h
 		},
 	}

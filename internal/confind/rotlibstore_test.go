@@ -12,7 +12,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
-	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
@@ -49,9 +49,9 @@ func TestLoadLibraryFrom(t *testing.T) {
 		"bad/EBL.out":    files["lib/EBL.out"], "bad/BEBL.out": []byte(okBEBL + "BIN 10 10\n"),
 	}
 	stores := map[string]func(t *testing.T) blobtest.Harness{
-		"local": func(t *testing.T) blobtest.Harness { return harness.Local(t, objects, "file://") },
+		"local": func(t *testing.T) blobtest.Harness { return stores.Local(t, objects, "file://") },
 		"gcs": func(t *testing.T) blobtest.Harness {
-			h, _ := harness.FakeGCS(t, objects, gcs.Options{})
+			h, _ := stores.FakeGCS(t, objects, gcs.Options{})
 			return h
 		},
 	}
@@ -127,7 +127,7 @@ func (c cutObject) ReadAt(p []byte, off int64) (int, error) {
 // library loads.
 func TestLoadLibraryFromCutRead(t *testing.T) {
 	mini := miniRotlib(t)
-	f := &flaky{Store: harness.Local(t, nil, "").Store}
+	f := &flaky{Store: stores.Local(t, nil, "").Store}
 	f.failReadAt.Store(1)
 	ctx := context.Background()
 	if _, err := LoadLibraryFrom(ctx, f, mini); !errors.Is(err, derrors.ErrTransient) || errors.Is(err, ErrLibrary) ||
@@ -143,7 +143,7 @@ func TestLoadLibraryFromCutRead(t *testing.T) {
 // returned as transient and not kept, a permanent one is kept.
 func TestSharedFrom(t *testing.T) {
 	mini := miniRotlib(t)
-	h := harness.Local(t, nil, "")
+	h := stores.Local(t, nil, "")
 	ctx := context.Background()
 	f := &flaky{Store: h.Store}
 	f.fail.Store(2)     // the open, and the whole read it falls back to

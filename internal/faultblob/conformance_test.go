@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
-	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/faultblob"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 )
@@ -16,14 +16,14 @@ import (
 func TestConformance(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
-			h := harness.Local(t, objects, "")
+			h := stores.Local(t, objects, "")
 			h.Store = faultblob.New(h.Store, time.Millisecond)
 			return h
 		})
 	})
 	t.Run("gcs", func(t *testing.T) {
 		blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
-			h, _ := harness.FakeGCS(t, objects, gcs.Options{})
+			h, _ := stores.FakeGCS(t, objects, gcs.Options{})
 			h.Store = faultblob.New(h.Store, time.Millisecond)
 			return h
 		})

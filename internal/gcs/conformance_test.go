@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
-	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest/harness"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 )
 
@@ -12,7 +12,7 @@ import (
 // fake-gcs-server (TCP).
 func TestConformance(t *testing.T) {
 	blobtest.Run(t, func(t *testing.T, objects map[string][]byte) blobtest.Harness {
-		h, _ := harness.FakeGCS(t, objects, gcs.Options{AllowedBuckets: []string{harness.Bucket}})
+		h, _ := stores.FakeGCS(t, objects, gcs.Options{AllowedBuckets: []string{stores.Bucket}})
 		return h
 	})
 }

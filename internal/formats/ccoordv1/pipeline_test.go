@@ -6,7 +6,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordgolden"
-	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordrun"
+	"github.com/foldcorpus/foldcorpus/internal/harness/coordrun"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 

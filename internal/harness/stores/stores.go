@@ -1,7 +1,7 @@
-// Package harness builds blobtest harnesses over the concrete stores (local
+// Package stores builds blobtest harnesses over the concrete stores (local
 // files, GCS on fake-gcs-server), for the conformance tests of those stores
 // and of the stores that wrap them (blobmux, faultblob).
-package harness
+package stores
 
 import (
 	"os"
