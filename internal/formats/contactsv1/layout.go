@@ -49,12 +49,15 @@ func fitsRing(n, chains int) bool {
 // structure order, the index of its n-terminal residue, and the start index
 // (the n-terminus of the first chain in ring order).
 //
-// Draw order (load-bearing): with more than one chain, first the ring order
-// of the chains (a shuffle of the chain indices), then the gaps (the free
-// indices split into one positive gap after each chain, as the k-1 sorted
-// cut points of a sample from 1..free-1), then the start index. A single
-// chain draws only the start index, so single-chain documents are the ones
-// the single-chain generator wrote.
+// Draw order (load-bearing; MarinFold 19f81b6's _layout_chains with
+// min_chain_gap 1): with more than one chain, first the ring order of the
+// chains (a shuffle of the chain indices), then the gaps: the slack
+// (free indices less one per chain) split as a uniformly random
+// composition into k parts by k-1 independent randint(0, slack) cuts,
+// sorted, each part plus the one required free index after its chain;
+// then the start index. A single chain draws only the start index, so
+// single-chain documents are the ones the single-chain generator wrote.
+// (Two chains draw one cut, randbelow(slack+1), as before.)
 func layout(r *pyrandom.Rand, segs []segment, n int) (nTerm []int, start int) {
 	k := len(segs)
 	nTerm = make([]int, k)
@@ -68,22 +71,21 @@ func layout(r *pyrandom.Rand, segs []segment, n int) (nTerm []int, start int) {
 		order[i] = i
 	}
 	pyrandom.Shuffle(r, order)
-	free := ringSize - n
-	points := make([]int, free-1)
-	for i := range points {
-		points[i] = i + 1
+	slack := ringSize - n - k // fitsRing holds
+	cuts := make([]int, k-1)
+	for i := range cuts {
+		cuts[i] = r.RandBelow(slack + 1)
 	}
-	cuts := pyrandom.Sample(r, points, k-1)
 	slices.Sort(cuts)
 	start = r.RandBelow(ringSize)
 	pos, prevCut := start, 0
 	for g, c := range order {
 		nTerm[c] = pos % ringSize
-		next := free
+		next := slack
 		if g < len(cuts) {
 			next = cuts[g]
 		}
-		pos += segs[c].length() + next - prevCut
+		pos += segs[c].length() + 1 + next - prevCut
 		prevCut = next
 	}
 	return nTerm, start
