@@ -167,21 +167,39 @@ func runRun(ctx context.Context, args []string) error {
 		return err
 	}
 	prog := newProgress(os.Stderr, isTerminal(os.Stderr))
+	tr := localrun.NewTracker()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer watchSignals(os.Stderr, tr, cancel, os.Exit)()
 	cfg := localrun.Config{
 		Spec: spec, Workers: rf.workers, FetchConcurrency: rf.fetchConc, Parse: mmcif.ReadInto,
-		Store: store, LedgerPath: ledgerPath,
+		Store: store, LedgerPath: ledgerPath, Tracker: tr,
 		OnPlan:  prog.plan,
 		OnRow:   prog.row,
 		OnShard: prog.shard,
+		OnRetry: func(shard, attempt, attempts int, wait time.Duration, err error) {
+			prog.note(fmt.Sprintf("shard %05d: attempt %d of %d stopped on a transient error (%s); retrying in %s",
+				shard, attempt, attempts, derrors.Describe(err), wait))
+		},
 	}
 	sum, err := localrun.Run(ctx, cfg)
 	prog.stop()
 	if sum != nil {
 		read, size := sum.Plan.FooterBytes()
-		fmt.Fprintf(os.Stderr, "run %s: %d shards (%d done now, %d already done, %d failed), %d docs written now%s in %s; manifest footers: %d of %d bytes read\n",
-			sum.Plan.Run.ID, sum.Plan.Run.Shards, sum.Done, sum.AlreadyDone, len(sum.Failed), sum.Docs, alreadyDocs(sum), sum.Wall.Round(time.Millisecond), read, size)
+		failed, missing := sum.FailedMissing()
+		missingNote := ""
+		if missing > 0 {
+			missingNote = fmt.Sprintf(", %d missing", missing)
+		}
+		fmt.Fprintf(os.Stderr, "run %s: %d shards (%d done now, %d already done, %d failed%s), %d docs written now%s in %s; manifest footers: %d of %d bytes read\n",
+			sum.Plan.Run.ID, sum.Plan.Run.Shards, sum.Done, sum.AlreadyDone, failed, missingNote, sum.Docs, alreadyDocs(sum), sum.Wall.Round(time.Millisecond), read, size)
 		for _, f := range sum.Failed {
-			fmt.Fprintf(os.Stderr, "  shard %d FAILED: %s\n", f.Shard, derrors.Describe(f.Err))
+			if f.Transient {
+				fmt.Fprintf(os.Stderr, "  shard %05d missing: attempt %d of %d also stopped on a transient error, so the shard is left for a rerun of the same command to retry: %s\n",
+					f.Shard, f.Attempts, f.Attempts, derrors.Describe(f.Err))
+				continue
+			}
+			fmt.Fprintf(os.Stderr, "  shard %05d FAILED: %s\n", f.Shard, derrors.Describe(f.Err))
 		}
 		printDropped(os.Stderr, sum.Plan)
 	}
@@ -270,12 +288,23 @@ func (p *progress) plan(r *planner.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.shards = len(r.Published)
+	p.start = time.Now() // rates and the ETA count from here, not from planning
 	for _, i := range r.Published {
 		p.totalRows += r.ShardRows[i]
 	}
 	read, size := r.FooterBytes()
 	fmt.Fprintf(p.w, "run %s: %d shards, %d to process (%d rows); schema from footers: %d of %d bytes read\n",
 		r.Run.ID, r.Run.Shards, len(r.Published), p.totalRows, read, size)
+}
+
+// note writes a line between progress lines (ending a terminal's bar).
+func (p *progress) note(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty {
+		fmt.Fprintln(p.w)
+	}
+	fmt.Fprintln(p.w, line)
 }
 
 func (p *progress) row(outcome string) {
@@ -308,8 +337,11 @@ func (p *progress) draw(force bool) {
 	el := now.Sub(p.start).Seconds()
 	rows, docs := p.rows.Load(), p.docs.Load()
 	rate := float64(docs) / max(el, 1e-9)
-	eta := "?"
-	if rows > 0 && p.totalRows > 0 {
+	// An ETA from the first rows is noise (1h28m from one document, 36 s
+	// a moment later): it is given once a shard is done or 5% of the rows,
+	// from the rate since planning ended.
+	eta := "after the first shard"
+	if rows > 0 && p.totalRows > 0 && (p.shardsDone.Load() > 0 || rows*20 >= p.totalRows) {
 		eta = etaString(time.Duration(el * float64(p.totalRows-rows) / float64(rows) * float64(time.Second)))
 	}
 	line := fmt.Sprintf("shards %d/%d  docs %d  %.1f docs/s  ETA %s", p.shardsDone.Load(), p.shards, docs, rate, eta)

@@ -69,6 +69,9 @@ flags:
 		return err
 	}
 	printSelectStats(st, opts.OutDir)
+	for _, w := range st.Warnings {
+		fmt.Fprintf(os.Stderr, "select: warning: %s\n", w)
+	}
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
+	"github.com/foldcorpus/foldcorpus/internal/localrun"
 )
 
 func runStatus(ctx context.Context, args []string) error {
@@ -139,6 +140,10 @@ func printRunStatus(ctx context.Context, r ledger.Run, shards []ledger.Shard) bo
 			fmt.Printf("  %s shard %05d (attempts %d, entry %s): %s\n", s.Status, s.Index, s.Attempts, orDash(s.EntryID), s.Error)
 			printBadRows(os.Stdout, s)
 		case ledger.Pending, ledger.Running:
+			if s.LastError == localrun.Interrupted {
+				fmt.Printf("  missing shard %05d (interrupted: a rerun resumes it; attempts %d)\n", s.Index, s.Attempts)
+				continue
+			}
 			if s.LastError != "" { // released after a transient failure
 				fmt.Printf("  missing shard %05d (%s, attempts %d): last error: %s\n", s.Index, s.Status, s.Attempts, s.LastError)
 				continue

@@ -30,8 +30,10 @@ local runs (status DIR, or --ledger FILE for `+"`run --ledger FILE`"+`):
 
 // statusAdvice says what to do about an incomplete run, one line per kind
 // of shard not done: failed shards fail again on a rerun; shards stopped by
-// a transient error, or interrupted, resume on a rerun; shards never
-// started after the last started one are what a --num-docs run leaves.
+// a transient error, or interrupted, resume on a rerun, and so do the
+// shards an interrupted run had not started yet; shards never started after
+// the last started one, in a run that was not interrupted, are what a
+// --num-docs run leaves.
 func statusAdvice(r ledger.Run, shards []ledger.Shard) []string {
 	var failed, retry, neverStarted []int
 	lastStarted := -1
@@ -58,6 +60,13 @@ func statusAdvice(r ledger.Run, shards []ledger.Shard) []string {
 			neverStarted = append(neverStarted, i)
 		}
 	}
+	if len(retry) > 0 {
+		// An interrupted run (its claimed shards released, or left
+		// running by a kill) also leaves the shards it had not started
+		// yet: a rerun of the same command does them all, --num-docs or not.
+		retry = append(retry, neverStarted...)
+		neverStarted = nil
+	}
 	var out []string
 	if n := len(failed); n > 0 {
 		out = append(out, fmt.Sprintf("%d shard(s) failed permanently on the bad rows listed above: rerunning fails them again. "+
@@ -65,7 +74,7 @@ func statusAdvice(r ledger.Run, shards []ledger.Shard) []string {
 			"a changed manifest or option is a different run.", n))
 	}
 	if n := len(retry); n > 0 {
-		out = append(out, fmt.Sprintf("%d shard(s) were interrupted or stopped on a transient error: rerun the same `foldcorpus run` command to resume them.", n))
+		out = append(out, fmt.Sprintf("%d shard(s) were interrupted, stopped on a transient error or not started yet: rerun the same `foldcorpus run` command to resume them.", n))
 	}
 	if n := len(neverStarted); n > 0 {
 		out = append(out, fmt.Sprintf("%d shard(s) (%s) were never started: a run with --num-docs processes only its first shards, and rerunning it processes no more; "+

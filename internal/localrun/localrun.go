@@ -55,9 +55,19 @@ type Config struct {
 	OnRow func(outcome string)
 	// OnShard is called after each shard (from several goroutines).
 	OnShard func(res shardfn.Result, err error)
+	// Tracker, when set, records the reads and writes in flight and the
+	// shards claimed, for a caller that reports what an interrupted run
+	// waits for or exits at once (see Tracker); Run makes its own when nil.
+	Tracker *Tracker
 	// Retries is how many times a transiently failing shard is retried (2
 	// when 0; negative for none).
 	Retries int
+	// RetryWait is the wait before the first retry, doubled before each
+	// next one (1 s when 0).
+	RetryWait time.Duration
+	// OnRetry is called when an attempt of a shard failed transiently and
+	// another follows after wait (attempt counts from 1 of attempts).
+	OnRetry func(shard, attempt, attempts int, wait time.Duration, err error)
 }
 
 // Summary is the outcome of a run.
@@ -74,10 +84,24 @@ type Summary struct {
 	Docs, DocsAlreadyDone int64
 }
 
-// ShardError is a shard that failed.
+// ShardError is a shard not done because of an error.
 type ShardError struct {
 	Shard int
 	Err   error
+	// Transient is set when the last attempt failed transiently (the
+	// shard is released, pending: a rerun retries it; `status` calls it
+	// missing); else the shard failed permanently (recorded as failed).
+	Transient bool
+	Attempts  int // attempts made in this invocation
+}
+
+// Word is the one word the run and `status` use for the shard's state:
+// "missing" (transient: a rerun retries it) or "FAILED".
+func (e ShardError) Word() string {
+	if e.Transient {
+		return "missing"
+	}
+	return "FAILED"
 }
 
 // ErrDifferentRun is wrapped by Run when the output folder holds another
@@ -113,10 +137,15 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	} else if ledgerPath == "" {
 		return nil, derrors.Permanent(fmt.Errorf("output %s is not a local folder: a local ledger file is needed (LedgerPath)", out))
 	}
-	store := cfg.Store
-	if store == nil {
-		store = localblob.Store{}
+	tr := cfg.Tracker
+	if tr == nil {
+		tr = NewTracker()
 	}
+	var store blob.Store = localblob.Store{}
+	if cfg.Store != nil {
+		store = cfg.Store
+	}
+	store = trackedStore{store, tr}
 	if cfg.NewFormat == nil {
 		cfg.NewFormat = func(name string, opts map[string]string) (format.Format, error) {
 			return inline.NewIn(ctx, format.Env{Store: store}, name, opts)
@@ -148,6 +177,10 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 		return nil, err
 	}
 	defer led.Close()
+	tled := trackedLedger{led, tr}
+	tr.mu.Lock()
+	tr.led = tled
+	tr.mu.Unlock()
 	if local {
 		if _, err := localblob.RemoveTemps(out); err != nil {
 			return nil, err
@@ -176,7 +209,7 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	if cfg.OnPlan != nil {
 		cfg.OnPlan(p)
 	}
-	deps := shardfn.Deps{Store: store, Ledger: led, Parse: cfg.Parse, NewFormat: cfg.NewFormat,
+	deps := shardfn.Deps{Store: store, Ledger: tled, Parse: cfg.Parse, NewFormat: cfg.NewFormat,
 		FetchConcurrency: cfg.FetchConcurrency, OnRow: cfg.OnRow}
 	workers := cfg.Workers
 	if workers <= 0 {
@@ -185,6 +218,10 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	retries := cfg.Retries
 	if retries == 0 {
 		retries = 2
+	}
+	retryWait := cfg.RetryWait
+	if retryWait <= 0 {
+		retryWait = time.Second
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -199,12 +236,20 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 				}
 				var res shardfn.Result
 				var err error
-				for attempt := 0; ; attempt++ {
-					res, err = shardfn.Process(ctx, deps, msg)
-					if err == nil || !errors.Is(err, derrors.ErrTransient) || attempt >= retries || ctx.Err() != nil {
+				attempts := 0
+				for wait := retryWait; ; wait *= 2 {
+					res, err = shardfn.Process(withShard(ctx, msg.Shard), deps, msg)
+					attempts++
+					if err == nil || !errors.Is(err, derrors.ErrTransient) || attempts > max(retries, 0) || ctx.Err() != nil {
 						break
 					}
-					time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+					if cfg.OnRetry != nil {
+						cfg.OnRetry(msg.Shard, attempts, max(retries, 0)+1, wait, err)
+					}
+					select {
+					case <-time.After(wait):
+					case <-ctx.Done():
+					}
 				}
 				if cfg.OnShard != nil {
 					cfg.OnShard(res, err)
@@ -217,7 +262,8 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 					sum.Docs += res.Accounting.DocsOut
 				case ctx.Err() != nil: // interrupted: not done, not failed
 				default:
-					sum.Failed = append(sum.Failed, ShardError{msg.Shard, err})
+					sum.Failed = append(sum.Failed, ShardError{Shard: msg.Shard, Err: err, Attempts: attempts,
+						Transient: errors.Is(err, derrors.ErrTransient)})
 				}
 				mu.Unlock()
 			}
@@ -226,11 +272,43 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	wg.Wait()
 	sum.Wall = time.Since(start)
 	if err := ctx.Err(); err != nil {
+		// An interrupted shard left alone stays running until its lease
+		// ends; released, a rerun resumes it at once.
+		if _, rerr := tr.ReleaseClaims(context.WithoutCancel(ctx)); rerr != nil {
+			return sum, errors.Join(err, rerr)
+		}
 		return sum, err
 	}
 	if len(sum.Failed) > 0 {
-		return sum, fmt.Errorf("%w: %d of %d shards failed (first: shard %d: %s)", ErrIncomplete,
-			len(sum.Failed), p.Run.Shards, sum.Failed[0].Shard, derrors.Describe(sum.Failed[0].Err))
+		f := sum.Failed[0]
+		return sum, fmt.Errorf("%w: %s (first: shard %d %s: %s)", ErrIncomplete,
+			sum.notDone(p.Run.Shards), f.Shard, f.Word(), derrors.Describe(f.Err))
 	}
 	return sum, nil
+}
+
+// notDone says how many of total shards failed and are missing.
+func (s *Summary) notDone(total int) string {
+	failed, missing := s.FailedMissing()
+	var parts []string
+	if failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d shards failed", failed, total))
+	}
+	if missing > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d shards missing after transient errors (a rerun retries them)", missing, total))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// FailedMissing counts the shards of s.Failed that failed permanently and
+// those stopped on a transient error (missing: a rerun retries them).
+func (s *Summary) FailedMissing() (failed, missing int) {
+	for _, f := range s.Failed {
+		if f.Transient {
+			missing++
+		} else {
+			failed++
+		}
+	}
+	return failed, missing
 }

@@ -98,7 +98,13 @@ type Stats struct {
 	RowsSelected    int64        `json:"rows_selected"`
 	Splits          []SplitStats `json:"splits"`
 	Shards          []Shard      `json:"shards"`
-	ElapsedSeconds  float64      `json:"elapsed_seconds"`
+	// ClustersAcrossSplits counts the struct_cluster_ids whose selected
+	// rows are in more than one split (a train/evaluation leak), the first
+	// few named in ClusterSplitExamples; Warnings says so for people.
+	ClustersAcrossSplits int64           `json:"clusters_across_splits"`
+	ClusterSplitExamples []ClusterSplits `json:"cluster_split_examples,omitempty"`
+	Warnings             []string        `json:"warnings,omitempty"`
+	ElapsedSeconds       float64         `json:"elapsed_seconds"`
 	// PhaseSeconds splits the time: schema (footers), rank (pass 1),
 	// select (pass 2), write (the shards).
 	PhaseSeconds map[string]float64 `json:"phase_seconds"`
@@ -369,6 +375,9 @@ ORDER BY split, "round" DESC, struct_cluster_id, entry_id`,
 		return nil, err
 	}
 	if err := summarize(ctx, db, opts, st); err != nil {
+		return nil, err
+	}
+	if err := checkClusterSplits(ctx, db, st); err != nil {
 		return nil, err
 	}
 	phase("select")
