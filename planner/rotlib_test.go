@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
-	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/blobmux"
 	"github.com/foldcorpus/foldcorpus/internal/confind"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localqueue"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"

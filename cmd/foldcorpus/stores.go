@@ -31,6 +31,10 @@ func cliStores() *blobmux.Mux {
 	return m
 }
 
+// gcsAttempts is how many times the GCS client tries one request
+// (its own backoff between them) before the error reaches the run.
+const gcsAttempts = 3
+
 // openGCS makes the GCS store: Application Default Credentials when there
 // are any, else anonymous access (public buckets such as the AlphaFold
 // DB's); STORAGE_EMULATOR_HOST points it at an emulator.
@@ -46,5 +50,9 @@ func openGCS(ctx context.Context, opts gcs.Options) (blob.Store, func() error, e
 	if err != nil {
 		return nil, nil, fmt.Errorf("GCS client: %w", err)
 	}
+	// The client retries a refused connection on its own until the
+	// context ends (a run then hung for as long); bound it, so that the
+	// run's own attempts (printed, with their waits) decide.
+	sc.SetRetry(storage.WithMaxAttempts(gcsAttempts))
 	return gcs.New(sc, opts), sc.Close, nil
 }

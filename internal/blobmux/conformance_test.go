@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
-	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/blobmux"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 )
 

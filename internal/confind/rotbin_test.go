@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
-	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 )
 
 // sameBits reports the first difference between a and b, walking every

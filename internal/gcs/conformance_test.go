@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob/blobtest"
-	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
+	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 )
 
 // TestConformance runs the blob.Store suite over the GCS store on

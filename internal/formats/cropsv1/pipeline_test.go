@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordgolden"
-	"github.com/foldcorpus/foldcorpus/internal/harness/coordrun"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
+	"github.com/foldcorpus/foldcorpus/internal/harness/coordrun"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
