@@ -44,7 +44,7 @@ var kinds = []kind{
 	{"report", "time the report of a synthetic many-shard run, projected vs reading every column", bench.Report},
 	{"fetch-manifest", "fetch-manifest against the local fake Hub with injected latency and a resolve quota: wall per file vs the floor; whole-file download side by side", bench.FetchManifest},
 	{"function", "the deployed function binary (the buildpack's main): size, cold start, RSS before the first request, what it links", bench.Function},
-	{"cloud", "the cloud flow on the emulators with the deployed function binary: shards/s end to end, planner publish rate, lost and duplicated rows, peak memory (--shards N)", bench.Cloud},
+	{"cloud", "the cloud flow on the emulators with the deployed function binary: shards/s end to end, planner publish rate, lost and duplicated rows, peak memory (--shards N; --faults: the same shards again with faults injected, verified against the fault-free run)", bench.Cloud},
 }
 
 func main() {
