@@ -89,8 +89,9 @@ func (p *storageProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// cutMidBody forwards a read and resets the connection halfway through
-// its body (a plain pass-through when the body is too short to cut).
+// cutMidBody forwards a read (whole or ranged) and resets the connection
+// halfway through its body (a plain pass-through when the body is too
+// short to cut or the answer is an error).
 func (p *storageProxy) cutMidBody(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{header: http.Header{}, code: http.StatusOK}
 	p.rp.ServeHTTP(rec, r)
@@ -98,7 +99,7 @@ func (p *storageProxy) cutMidBody(w http.ResponseWriter, r *http.Request) {
 	for k, v := range rec.header {
 		w.Header()[k] = v
 	}
-	if rec.code != http.StatusOK || len(body) < 2 {
+	if (rec.code != http.StatusOK && rec.code != http.StatusPartialContent) || len(body) < 2 {
 		w.WriteHeader(rec.code)
 		w.Write(body)
 		return
