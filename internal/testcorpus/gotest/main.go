@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -156,6 +157,10 @@ func render(r io.Reader, w io.Writer) results {
 
 // skipReason is the first "SKIP:" line of a skipped test's output (the
 // form internal/testcorpus writes), else its first t.Skip line.
+// skipPrefix is where a skip message's reason starts: after "SKIP: " or
+// "SKIP (LOUD): ".
+var skipPrefix = regexp.MustCompile(`SKIP(?: \([^)]*\))?: `)
+
 func skipReason(b *strings.Builder) string {
 	if b == nil {
 		return "no reason given"
@@ -166,8 +171,8 @@ func skipReason(b *strings.Builder) string {
 		if line == "" || strings.HasPrefix(line, "=== ") || strings.HasPrefix(line, "--- ") {
 			continue // framing: "--- SKIP: TestName (0.00s)" names the test, not why
 		}
-		if i := strings.Index(line, "SKIP: "); i >= 0 {
-			return line[i+len("SKIP: "):]
+		if m := skipPrefix.FindStringIndex(line); m != nil {
+			return line[m[1]:] // "SKIP: why", "SKIP (LOUD): why"
 		}
 		if first == "" {
 			first = line
