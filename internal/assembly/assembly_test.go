@@ -36,14 +36,6 @@ func TestParseOperExpr(t *testing.T) {
 	}
 }
 
-func TestCountOperators(t *testing.T) {
-	for expr, want := range map[string]int{"1": 1, "1,2": 2, "1-60": 60, "(1-60)": 60, "(1-60)(61-88)": 1680, "": 1, "1-5,7": 6, "P,X0": 2} {
-		if got := CountOperators(expr); got != want {
-			t.Errorf("CountOperators(%q) = %d, want %d", expr, got, want)
-		}
-	}
-}
-
 // entry writes an mmCIF with one GLY per chain (chain name, asym) and the
 // given generator rows (oper_expression, asym_id_list), operators 1..n
 // translating by (100*i, 0, 0) except operator 2, a rotation about z by 90

@@ -18,8 +18,11 @@ import (
 
 // curationLine is the part of a pdb-curation.jsonl line this test reads.
 type curationLine struct {
-	File     string             `json:"file"`
-	PDBID    string             `json:"pdb_id"`
+	File     string `json:"file"`
+	PDBID    string `json:"pdb_id"`
+	Metadata struct {
+		HeaderChains int `json:"n_assembly1_protein_chains"`
+	} `json:"metadata"`
 	Analyses []curationAnalysis `json:"analyses"`
 }
 
@@ -94,7 +97,7 @@ func TestGoldenPDBCuration(t *testing.T) {
 							if err != nil {
 								t.Fatalf("%s: %v", g.File, err)
 							}
-							if cur, err = curation.Curate(e, curation.Options{MaxChains: 60}); err != nil {
+							if cur, err = curation.Curate(e, curation.Options{MaxChains: 60, HeaderChains: &g.Metadata.HeaderChains}); err != nil {
 								t.Fatalf("%s: %v", g.File, err)
 							}
 						}

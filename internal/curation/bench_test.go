@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/pdbheader"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
 
@@ -33,7 +34,8 @@ func BenchmarkCuratePDB(b *testing.B) {
 					if phase == "read" {
 						continue
 					}
-					if _, err := Curate(e, Options{MaxChains: DefaultMaxChains}); err != nil {
+					header := int(pdbheader.Scan(d, files[k]).NAssembly1ProteinChains)
+					if _, err := Curate(e, Options{MaxChains: DefaultMaxChains, HeaderChains: &header}); err != nil {
 						b.Fatalf("%s: %v", files[k], err)
 					}
 				}

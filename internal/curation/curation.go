@@ -138,8 +138,9 @@ type Options struct {
 	// is declined before expansion. 0 means DefaultMaxChains.
 	MaxChains int
 	// HeaderChains is assembly 1's protein chain count from the header
-	// scan (exp222's n_assembly1_protein_chains); nil: count it from the
-	// entry (assembly.HeaderProteinChains, the scan's rule).
+	// scan (exp222's n_assembly1_protein_chains: pdbheader.Scan, or the
+	// selection manifest's assembly1_protein_chains). Required: it decides
+	// whether the assembly is built at all.
 	HeaderChains *int
 }
 
@@ -162,6 +163,9 @@ type Result struct {
 
 // ErrNoModel is returned for an entry without a model (no atoms).
 var ErrNoModel = errors.New("no model")
+
+// ErrNoHeaderCount is returned when Options.HeaderChains is not set.
+var ErrNoHeaderCount = errors.New("no assembly-1 protein chain count from the header scan (Options.HeaderChains)")
 
 // Curate applies exp222's curation to the entry e (read by
 // mmcif.ReadEntry). Only an unusable entry is an error; every rejection of
@@ -188,12 +192,10 @@ func Curate(e *mmcif.Entry, opt Options) (*Result, error) {
 		}
 	}
 
-	var header int
-	if opt.HeaderChains != nil {
-		header = *opt.HeaderChains
-	} else {
-		_, header = assembly.HeaderProteinChains(e, "1")
+	if opt.HeaderChains == nil {
+		return nil, fmt.Errorf("curation %s: %w", e.Structure.Name, ErrNoHeaderCount)
 	}
+	header := *opt.HeaderChains
 	res.HeaderChains = header
 	switch {
 	case header == 0:

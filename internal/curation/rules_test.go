@@ -46,12 +46,13 @@ func TestClashDistanceIsStrict(t *testing.T) {
 		{"1.700", 0, nil},
 		{"1.699", 3, []Drop{{"B", Clashing}}},
 	} {
-		e := mustEntry(t, synthEntry(clashPair(tc.bx), "A,B", "1", 1))
+		text := synthEntry(clashPair(tc.bx), "A,B", "1", 1)
+		e := mustEntry(t, text)
 		counts := clashingAtomCounts(&e.Structure.Models[0])
 		if counts["A"] != tc.clashes || counts["B"] != tc.clashes {
 			t.Errorf("B at x=%s: clashing atoms A %d, B %d, want %d each", tc.bx, counts["A"], counts["B"], tc.clashes)
 		}
-		res, err := Curate(e, Options{})
+		res, err := Curate(e, withHeader(t, text, Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,8 +76,8 @@ func TestClashFractionIsAtLeastAThird(t *testing.T) {
 		for k := 0; k < tc.clashing; k++ {
 			b[k].z = "0.000"
 		}
-		e := mustEntry(t, synthEntry(append(atoms, b...), "A,B", "1", 1))
-		res, err := Curate(e, Options{})
+		text := synthEntry(append(atoms, b...), "A,B", "1", 1)
+		res, err := Curate(mustEntry(t, text), withHeader(t, text, Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,11 +101,13 @@ func TestHeaderDeclinesBeforeExpansion(t *testing.T) {
 		ops    int
 		status string
 	}{{121, StatusTooManyChainsByHeader}, {120, StatusTooManyChains}} {
-		e := mustEntry(t, synthEntry(atoms, "A", "1-"+strconv.Itoa(tc.ops), tc.ops))
+		text := synthEntry(atoms, "A", "1-"+strconv.Itoa(tc.ops), tc.ops)
+		e := mustEntry(t, text)
+		opt := withHeader(t, text, Options{MaxChains: 60})
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		res, err := Curate(e, Options{MaxChains: 60})
+		res, err := Curate(e, opt)
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)

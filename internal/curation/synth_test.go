@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/pdbheader"
 )
 
 // synthAtom is one atom of a synthetic entry.
@@ -74,4 +75,17 @@ func mustEntry(t *testing.T, text string) *mmcif.Entry {
 		t.Fatalf("synthetic entry: %v\n%s", err, text)
 	}
 	return e
+}
+
+// withHeader is opt with HeaderChains from the header scan of text
+// (pdbheader.Scan, exp222's rule), as the selection manifest carries it.
+func withHeader(t *testing.T, text string, opt Options) Options {
+	t.Helper()
+	h := pdbheader.Scan([]byte(text), "synth.cif")
+	if h.Error != nil {
+		t.Fatalf("header scan: %s", *h.Error)
+	}
+	n := int(h.NAssembly1ProteinChains)
+	opt.HeaderChains = &n
+	return opt
 }
