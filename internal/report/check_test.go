@@ -272,12 +272,21 @@ func checkSummary(t *testing.T, dir string, shards []ledger.Shard, contextLength
 			t.Fatalf("summary has no shard wall-clock")
 		}
 		checkDist(t, "shard_wall_clock_s", *s.ShardWallClock, duckDist(t, "x", valuesFrom(wall)))
-		if s.Throughput == nil || !near(s.Throughput.DocsPerS, float64(s.Accounting.DocsOut)/s.Throughput.WallS) {
+		if s.Throughput == nil || !near(s.Throughput.DocsPerS, float64(s.Accounting.DocsOut)/s.Throughput.ActiveS) {
 			t.Errorf("summary throughput %+v inconsistent with %d docs", s.Throughput, s.Accounting.DocsOut)
 		}
-		r := duckcheck.Query(t, fmt.Sprintf("SELECT (max(f) - min(st))::DOUBLE wall FROM %s", valuesFrom2(shards)))[0]
+		// Running time: the union of the shards' spans, as islands (a span
+		// that starts after every earlier one ended starts a new island).
+		r := duckcheck.Query(t, fmt.Sprintf(`SELECT (SELECT (max(f) - min(st))::DOUBLE FROM %[1]s) wall,
+			coalesce(sum(e - b), 0)::DOUBLE active FROM (SELECT min(st) b, max(f) e FROM (
+				SELECT st, f, sum(CASE WHEN st > prev THEN 1 ELSE 0 END) OVER (ORDER BY st, f ROWS UNBOUNDED PRECEDING) island FROM (
+					SELECT st, f, max(f) OVER (ORDER BY st, f ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) prev FROM %[1]s WHERE f >= st))
+				GROUP BY island)`, valuesFrom2(shards)))[0]
 		if !near(s.Throughput.WallS, num(t, r, "wall")) {
 			t.Errorf("summary throughput.wall_s = %v, DuckDB over the ledger's times %v", s.Throughput.WallS, r["wall"])
+		}
+		if math.Abs(s.Throughput.ActiveS-num(t, r, "active")) > 1e-9*s.Throughput.WallS || !near(s.Throughput.ActiveS+s.Throughput.IdleS, s.Throughput.WallS) {
+			t.Errorf("summary throughput.active_s = %v (idle %v, wall %v), DuckDB over the ledger's times %v", s.Throughput.ActiveS, s.Throughput.IdleS, s.Throughput.WallS, r["active"])
 		}
 		var sum float64
 		for _, v := range s.Throughput.DocsPerSBy {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"gonum.org/v1/plot"
+
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
@@ -102,7 +104,7 @@ func coordPlots(s *Summary) []plotSpec {
 	if c == nil {
 		return nil
 	}
-	return []plotSpec{{"coordinate_composition.png", "Token composition", func() ([]byte, error) {
+	return []plotSpec{{"coordinate_composition.png", "Token composition", func() ([]*plot.Plot, error) {
 		tc := c.TokenComposition
 		var all int64
 		for _, n := range tc {
@@ -113,10 +115,6 @@ func coordPlots(s *Summary) []plotSpec {
 		for _, k := range keys {
 			pct = append(pct, 100*float64(tc[k])/float64(max(all, 1)))
 		}
-		p, err := hbarPlot("Token composition (% of all tokens)", "% of tokens", []string{"other", "coordinates", "contact statements", "sequence"}, pct)
-		if err != nil {
-			return nil, err
-		}
-		return renderPNG(p)
+		return oneOrErr(hbarPlot("Token composition (% of all tokens)", "% of tokens", []string{"other", "coordinates", "contact statements", "sequence"}, pct, false))
 	}}}
 }

@@ -39,7 +39,7 @@ figcaption { font-size: 0.85em; text-align: center; }
  ({{if not .A.Complete}}<span class="bad">INCOMPLETE: {{.A.ShardsFailed}} failed and {{.A.ShardsMissing}} missing shards wrote no documents; these counts cover the {{.A.ShardsDone}} done shards only</span>{{else if .A.Balanced}}<span class="ok">balanced</span>{{else}}<span class="bad">NOT balanced</span>{{end}}; from {{.A.Source}})</td></tr>
 <tr><th class="l">shards done / failed / missing</th><td class="l">{{.A.ShardsDone}} / {{if .A.ShardsFailed}}<span class="bad">{{.A.ShardsFailed}}</span>{{else}}0{{end}} / {{if .A.ShardsMissing}}<span class="bad">{{.A.ShardsMissing}}</span>{{else}}0{{end}}</td></tr>
 {{with .S.Statements}}<tr><th class="l">num_tokens vs document</th><td class="l">{{if .NumTokensMismatch}}<span class="bad">{{.NumTokensMismatch}} documents disagree</span>{{else}}<span class="ok">every document agrees</span>{{end}}</td></tr>{{end}}
-{{with .S.Throughput}}<tr><th class="l">throughput</th><td class="l">{{f .DocsPerS}} documents/s over {{f .WallS}} s</td></tr>{{end}}
+{{with .S.Throughput}}<tr><th class="l">throughput</th><td class="l">{{f .DocsPerS}} documents/s over {{f .ActiveS}} s with shards running{{if .IdleS}} ({{f .WallS}} s from the first start to the last finish, of which {{f .IdleS}} s idle){{end}}</td></tr>{{end}}
 <tr><th class="l">read</th><td class="l">{{.S.IO.BytesRead}} of {{.S.IO.BytesTotal}} bytes; columns {{range .S.IO.ColumnsRead}}{{.}} {{end}}</td></tr>
 </table>
 

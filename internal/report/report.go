@@ -15,8 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,6 +75,30 @@ type Report struct {
 // output files nor ledger records is an error wrapping derrors.ErrNotFound.
 func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep *Report, err error) {
 	defer derrors.Wrap(&err, "report.Build(%s)", dir)
+	files, s, opts, err := collect(ctx, store, dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	rep = &Report{Summary: s, Files: map[string][]byte{}}
+	if err := rep.draw(files, opts); err != nil {
+		return nil, err
+	}
+	js, err := json.MarshalIndent(rep.Summary, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	rep.Files["summary.json"] = append(js, '\n')
+	page, err := renderPage(rep.Summary)
+	if err != nil {
+		return nil, err
+	}
+	rep.Files["index.html"] = page
+	return rep, nil
+}
+
+// collect reads the run's output files and summarizes them: the files
+// read, the summary without its plots, and opts with its defaults filled.
+func collect(ctx context.Context, store blob.Store, dir string, opts Options) ([]*shardFile, Summary, Options, error) {
 	if opts.ContextLength <= 0 && opts.Run != nil {
 		// the run's own context_length option (contacts-and-distances-v2)
 		if n, err := strconv.Atoi(opts.Run.Options["context_length"]); err == nil && n > 0 {
@@ -94,10 +116,10 @@ func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep
 	}
 	uris, err := store.List(ctx, strings.TrimSuffix(dir, "/")+"/"+opts.Pattern)
 	if err != nil {
-		return nil, err
+		return nil, Summary{}, opts, err
 	}
 	if len(uris) == 0 && len(opts.Shards) == 0 {
-		return nil, fmt.Errorf("%w: no output files (%s) and no ledger records: not the output of a run", derrors.ErrNotFound, opts.Pattern)
+		return nil, Summary{}, opts, fmt.Errorf("%w: no output files (%s) and no ledger records: not the output of a run", derrors.ErrNotFound, opts.Pattern)
 	}
 	format := opts.Format
 	if format == "" && opts.Run != nil {
@@ -108,7 +130,7 @@ func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep
 		// documents are read at all.
 		meta, err := readMeta(ctx, store, uris[0])
 		if err != nil {
-			return nil, err
+			return nil, Summary{}, opts, err
 		}
 		format = formatFromMeta(meta)
 	}
@@ -123,24 +145,9 @@ func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, Summary{}, opts, err
 	}
-	s := summarize(dir, format, files, opts)
-	rep = &Report{Summary: s, Files: map[string][]byte{}}
-	if err := rep.draw(files, opts); err != nil {
-		return nil, err
-	}
-	js, err := json.MarshalIndent(rep.Summary, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	rep.Files["summary.json"] = append(js, '\n')
-	page, err := renderPage(rep.Summary)
-	if err != nil {
-		return nil, err
-	}
-	rep.Files["index.html"] = page
-	return rep, nil
+	return files, summarize(dir, format, files, opts), opts, nil
 }
 
 // summarize computes every figure of the summary from the files read.
@@ -238,156 +245,4 @@ func wallClocks(shards []ledger.Shard) (index []int, secs []float64) {
 		}
 	}
 	return index, secs
-}
-
-// plotSpec is one plot to draw.
-type plotSpec struct {
-	name, title string
-	fn          func() ([]byte, error)
-}
-
-// draw renders every plot the data allows and lists it in the summary.
-func (r *Report) draw(files []*shardFile, opts Options) error {
-	s := &r.Summary
-	add := func(name, title string, png []byte) {
-		r.Files[name] = png
-		s.Plots = append(s.Plots, Plot{File: name, Title: title})
-	}
-	var idx []int
-	var docs []float64
-	for i, f := range files {
-		x := f.Index
-		if x < 0 {
-			x = i
-		}
-		idx = append(idx, x)
-		docs = append(docs, float64(f.Rows))
-	}
-	plots := []plotSpec{
-		{"documents_per_shard.png", "Documents per shard", func() ([]byte, error) {
-			return renderPNG(perShardPlot("Documents per shard", "documents", idx, docs, s.ShardsTotal, barFill))
-		}},
-	}
-	if s.ShardWallClock != nil {
-		si, w := wallClocks(opts.Shards)
-		plots = append(plots, plotSpec{"shard_wall_clock.png", "Shard wall-clock", func() ([]byte, error) {
-			return renderPNG(perShardPlot("Shard wall-clock", "seconds", si, w, s.ShardsTotal, barFill2))
-		}})
-	}
-	if s.SeqLen != nil {
-		plots = append(plots, plotSpec{"seq_len.png", "Sequence length", func() ([]byte, error) {
-			return renderPNG(histPlot("Sequence length", "residues", s.SeqLen.Histogram))
-		}})
-	}
-	if s.NumTokens != nil {
-		plots = append(plots, plotSpec{"num_tokens.png", "Tokens per document", func() ([]byte, error) {
-			return renderPNG(histPlot("Tokens per document", "tokens", s.NumTokens.Histogram))
-		}}, plotSpec{"context_fill.png", "Context fill", func() ([]byte, error) {
-			return renderPNG(histPlot(fmt.Sprintf("Context fill (tokens / %d)", s.ContextLength), "fill", s.ContextFill.Histogram))
-		}})
-	}
-	if s.Statements != nil {
-		var series [5][]float64
-		for _, f := range files {
-			for k := range series {
-				series[k] = append(series[k], f.Stmts[k]...)
-			}
-		}
-		plots = append(plots, plotSpec{"statements.png", "Statement mix per document", func() ([]byte, error) {
-			p, err := boxPlot("Statements per document", "statements", []string{"long-range", "medium-range", "short-range", "distance"}, series[:4])
-			if err != nil {
-				return nil, err
-			}
-			return renderPNG(p)
-		}}, plotSpec{"token_composition.png", "Token composition", func() ([]byte, error) {
-			tc := s.Statements.TokenComposition
-			var all int64
-			for _, n := range tc {
-				all += n
-			}
-			labels := []string{"other", "think", "distance statements", "contact statements", "sequence"}
-			var pct []float64
-			for _, k := range []string{"other", "think", "distance_statements", "contact_statements", "sequence"} {
-				pct = append(pct, 100*float64(tc[k])/float64(max(all, 1)))
-			}
-			p, err := hbarPlot("Token composition (% of all tokens)", "% of tokens", labels, pct)
-			if err != nil {
-				return nil, err
-			}
-			return renderPNG(p)
-		}}, plotSpec{"think_tokens.png", "Think tokens per document", func() ([]byte, error) {
-			d := s.Statements.PerDocument[stmtNames[4]]
-			return renderPNG(histPlot("Think tokens per document", "<think> tokens", newHistogram(series[4], integerEdges(d.Max, 30))))
-		}})
-	}
-	plots = append(plots, coordPlots(s)...)
-	if s.GlobalPLDDT != nil {
-		plots = append(plots, plotSpec{"global_plddt.png", "Global pLDDT", func() ([]byte, error) {
-			return renderPNG(histPlot("Global pLDDT", "pLDDT", s.GlobalPLDDT.Histogram))
-		}})
-	}
-	plots = append(plots, plotSpec{"accounting.png", "Rows in vs documents out", func() ([]byte, error) {
-		labels, v := accountingBars(s.Accounting)
-		p, err := hbarPlot("Rows in vs documents out", "rows", labels, v)
-		if err != nil {
-			return nil, err
-		}
-		return renderPNG(p)
-	}})
-	if t := s.Throughput; t != nil {
-		plots = append(plots, plotSpec{"throughput.png", "Throughput over time", func() ([]byte, error) {
-			xs := make([]float64, len(t.DocsPerSBy))
-			for i := range xs {
-				xs[i] = (float64(i) + 0.5) * t.BucketS
-			}
-			p, err := linePlot("Throughput (documents of shards finishing per second)", "seconds since start", "documents / s", xs, t.DocsPerSBy)
-			if err != nil {
-				return nil, err
-			}
-			return renderPNG(p)
-		}})
-	}
-	// Plots are independent: render them on every core, list them in order.
-	pngs := make([][]byte, len(plots))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, p := range plots {
-		g.Go(func() error {
-			png, err := p.fn()
-			if err != nil {
-				return fmt.Errorf("plot %s: %w", p.name, err)
-			}
-			pngs[i] = png
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	for i, p := range plots {
-		add(p.name, p.title, pngs[i])
-	}
-	return nil
-}
-
-// accountingBars lists rows in, documents out, each filter reason (sorted),
-// skipped, and failed/missing shards, top to bottom (the plot's y axis runs
-// upwards, so they are returned reversed).
-func accountingBars(a Accounting) ([]string, []float64) {
-	labels := []string{"rows in", "documents out"}
-	v := []float64{float64(a.RowsIn), float64(a.DocsOut)}
-	reasons := make([]string, 0, len(a.Filtered))
-	for r := range a.Filtered {
-		reasons = append(reasons, r)
-	}
-	sort.Strings(reasons)
-	for _, r := range reasons {
-		labels = append(labels, "filtered: "+r)
-		v = append(v, float64(a.Filtered[r]))
-	}
-	labels = append(labels, "skipped", "failed shards", "missing shards")
-	v = append(v, float64(a.Skipped), float64(a.ShardsFailed), float64(a.ShardsMissing))
-	slices.Reverse(labels)
-	slices.Reverse(v)
-	return labels, v
 }

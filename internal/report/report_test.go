@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 )
@@ -11,11 +12,13 @@ import (
 var allPlots = []string{"documents_per_shard.png", "shard_wall_clock.png", "seq_len.png", "num_tokens.png",
 	"context_fill.png", "statements.png", "token_composition.png", "think_tokens.png", "global_plddt.png", "accounting.png", "throughput.png"}
 
+// TestSyntheticReport checks a report of a run with failed and missing
+// shards, interrupted halfway and resumed an hour later, against DuckDB.
 func TestSyntheticReport(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	store := localblob.Store{}
-	shards, err := WriteSynthetic(ctx, store, dir, SynthConfig{Shards: 24, RowsPerShard: 7, FailEvery: 10, Missing: true, Seed: 3})
+	shards, err := WriteSynthetic(ctx, store, dir, SynthConfig{Shards: 24, RowsPerShard: 7, FailEvery: 10, Missing: true, Seed: 3, Resume: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,10 +104,14 @@ func TestThroughputAndAccounting(t *testing.T) {
 		{Index: 3, Status: ledger.Pending},
 	}
 	tp := throughput(shards, 40)
-	if tp == nil || tp.WallS != 2 || tp.DocsPerS != 7 || len(tp.DocsPerSBy) != 2 {
-		t.Fatalf("throughput = %+v, want 14 docs over 2 s in 2 buckets", tp)
+	if tp == nil || tp.WallS != 2 || tp.ActiveS != 2 || tp.IdleS != 0 || tp.DocsPerS != 7 || len(tp.DocsPerSBy) != 40 {
+		t.Fatalf("throughput = %+v, want 14 docs over 2 s in 40 buckets", tp)
 	}
-	if got := tp.DocsPerSBy[0]*tp.BucketS + tp.DocsPerSBy[1]*tp.BucketS; got != 14 {
+	var got float64
+	for _, v := range tp.DocsPerSBy {
+		got += v * tp.BucketS
+	}
+	if math.Abs(got-14) > 1e-9 {
 		t.Errorf("buckets hold %v documents, want 14", got)
 	}
 	if throughput(shards[2:], 40) != nil {

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,17 +87,39 @@ type Failure struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// Throughput is documents over wall-clock time, from the ledger's shard
-// start and finish times.
+// Throughput is documents over the time the run's shards were running,
+// from the ledger's shard start and finish times. Time when no shard ran
+// (between an interrupted run and its resume) is idle: it counts in WallS
+// but not in ActiveS, DocsPerS or the time axis of DocsPerSBy.
 type Throughput struct {
-	Start      time.Time `json:"start"`
-	End        time.Time `json:"end"`
-	WallS      float64   `json:"wall_s"`
-	DocsPerS   float64   `json:"docs_per_s"`
-	RowsPerS   float64   `json:"rows_per_s"`
-	BucketS    float64   `json:"bucket_s"`
-	DocsPerSBy []float64 `json:"docs_per_s_by_bucket"` // docs of shards finishing in each bucket / BucketS
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	WallS    float64   `json:"wall_s"`     // End - Start, idle time included
+	ActiveS  float64   `json:"active_s"`   // time with at least one shard running: WallS - IdleS
+	IdleS    float64   `json:"idle_s"`     // time between Start and End with no shard running
+	DocsPerS float64   `json:"docs_per_s"` // documents / ActiveS
+	RowsPerS float64   `json:"rows_per_s"` // rows in / ActiveS
+	// BucketS is the width of a bucket of running time (ActiveS / buckets).
+	BucketS float64 `json:"bucket_s"`
+	// DocsPerSBy is documents per second in each bucket of running time,
+	// each done shard's documents spread evenly over its own run, so the
+	// rate stays up while shards run and buckets * BucketS add up to the
+	// documents.
+	DocsPerSBy []float64 `json:"docs_per_s_by_bucket"`
+	// Gaps are the idle stretches of at least minGapS, where the time axis
+	// is cut.
+	Gaps []IdleGap `json:"idle_gaps"`
 }
+
+// IdleGap is an idle stretch cut out of the running time.
+type IdleGap struct {
+	AtS   float64 `json:"at_s"`   // seconds of running time before it
+	IdleS float64 `json:"idle_s"` // its length
+}
+
+// minGapS is the shortest idle stretch Throughput.Gaps lists (and the
+// throughput plot marks); shorter ones still count in IdleS.
+const minGapS = 1.0
 
 // IOStats shows what the report read: the footer and only its columns.
 type IOStats struct {
@@ -214,9 +239,11 @@ func accounting(files []*shardFile, shards []ledger.Shard, total int) Accounting
 	return a
 }
 
-// throughput derives documents per second over the run from the done
-// shards' start and finish times, in at most maxBuckets time buckets (no
-// more than there are done shards); nil when the ledger has no times.
+// throughput derives documents per second of running time from the done
+// shards' start and finish times, in maxBuckets buckets of running time;
+// nil when the ledger has no times. A shard whose clock has it finish
+// before it started (or before the run's first start) counts as an
+// instant at its finish (or at the start).
 func throughput(shards []ledger.Shard, maxBuckets int) *Throughput {
 	var t Throughput
 	var docs, rows int64
@@ -238,21 +265,98 @@ func throughput(shards []ledger.Shard, maxBuckets int) *Throughput {
 	if len(done) == 0 {
 		return nil
 	}
-	buckets := min(maxBuckets, len(done))
 	t.Start, t.End = t.Start.UTC(), t.End.UTC()
-	wall := t.End.Sub(t.Start).Seconds()
-	t.WallS = wall
-	if wall <= 0 {
-		wall = 1e-9
-	}
-	t.DocsPerS = float64(docs) / wall
-	t.RowsPerS = float64(rows) / wall
-	t.BucketS = wall / float64(buckets)
-	t.DocsPerSBy = make([]float64, buckets)
-	for _, s := range done {
+	t.WallS = t.End.Sub(t.Start).Seconds()
+	spans := make([]span, len(done))
+	for i, s := range done {
 		// clamp: a shard's clock can disagree with another's (or its own).
-		b := min(max(int(s.Finished.Sub(t.Start).Seconds()/t.BucketS), 0), buckets-1)
-		t.DocsPerSBy[b] += float64(s.Counts.DocsOut) / t.BucketS
+		e := min(max(s.Finished.Sub(t.Start).Seconds(), 0), t.WallS)
+		spans[i] = span{min(s.Started.Sub(t.Start).Seconds(), e), e}
+	}
+	tl := newTimeline(spans)
+	t.ActiveS, t.IdleS = tl.active, tl.idle
+	t.Gaps = []IdleGap{}
+	for _, g := range tl.gaps {
+		if g.IdleS >= minGapS {
+			t.Gaps = append(t.Gaps, g)
+		}
+	}
+	active := t.ActiveS
+	buckets := maxBuckets
+	if active <= 0 {
+		active, buckets = 1e-9, 1
+	}
+	t.DocsPerS = float64(docs) / active
+	t.RowsPerS = float64(rows) / active
+	t.BucketS = active / float64(buckets)
+	t.DocsPerSBy = make([]float64, buckets)
+	for i, s := range done {
+		spread(t.DocsPerSBy, t.BucketS, tl.at(spans[i].b), tl.at(spans[i].e), float64(s.Counts.DocsOut))
 	}
 	return &t
+}
+
+// span is a shard's run, in seconds since the run's start.
+type span struct{ b, e float64 }
+
+// timeline maps wall-clock seconds to seconds of running time: the union
+// of the shards' spans, with the gaps between them cut out.
+type timeline struct {
+	islands      []span // merged spans, in order
+	active, idle float64
+	gaps         []IdleGap // every gap between islands
+}
+
+func newTimeline(spans []span) timeline {
+	sorted := slices.Clone(spans)
+	slices.SortFunc(sorted, func(x, y span) int { return cmp.Compare(x.b, y.b) })
+	var tl timeline
+	for _, s := range sorted {
+		if n := len(tl.islands); n > 0 && s.b <= tl.islands[n-1].e {
+			tl.islands[n-1].e = max(tl.islands[n-1].e, s.e)
+			continue
+		}
+		tl.islands = append(tl.islands, s)
+	}
+	for i, is := range tl.islands {
+		if i > 0 {
+			g := is.b - tl.islands[i-1].e
+			tl.idle += g
+			tl.gaps = append(tl.gaps, IdleGap{AtS: tl.active, IdleS: g})
+		}
+		tl.active += is.e - is.b
+	}
+	return tl
+}
+
+// at returns the running time before wall-clock second x.
+func (tl timeline) at(x float64) float64 {
+	var a float64
+	for _, is := range tl.islands {
+		a += min(max(x-is.b, 0), is.e-is.b)
+	}
+	return a
+}
+
+// spread adds n documents, produced evenly over running time [a, b], to
+// the per-second rates of the buckets of width w; an instant (a == b) adds
+// them all to its bucket.
+func spread(rate []float64, w, a, b, n float64) {
+	last := len(rate) - 1
+	if b <= a {
+		rate[min(max(int(a/w), 0), last)] += n / w
+		return
+	}
+	for i := min(max(int(a/w), 0), last); i <= last; i++ {
+		lo, hi := float64(i)*w, float64(i+1)*w
+		if i == last {
+			hi = math.Inf(1) // the last bucket ends with the run
+		}
+		if lo >= b {
+			break
+		}
+		if ov := min(hi, b) - max(lo, a); ov > 0 {
+			rate[i] += n * ov / (b - a) / w
+		}
+	}
 }

@@ -27,13 +27,16 @@ import (
 // report`: Shards output files of RowsPerShard contacts-and-distances-v2-like
 // documents in the output schema, with the accounting metadata; every
 // FailEvery-th shard is failed (no file) and the last shard is left pending
-// (missing) when Missing is set.
+// (missing) when Missing is set. With Resume set, the run is interrupted
+// after its first half of shards and resumed Resume later: the second
+// half's times come that much later.
 type SynthConfig struct {
 	Shards       int
 	RowsPerShard int
 	FailEvery    int // 0: no failed shards
 	Missing      bool
 	Seed         uint64
+	Resume       time.Duration
 }
 
 var synthAA = []string{"ALA", "ARG", "ASN", "ASP", "CYS", "GLN", "GLU", "GLY", "HIS", "ILE", "LEU", "LYS", "MET", "PHE", "PRO", "SER", "THR", "TRP", "TYR", "VAL", "UNK"}
@@ -76,6 +79,9 @@ func WriteSynthetic(ctx context.Context, store blob.Store, dir string, cfg Synth
 	for i := 0; i < cfg.Shards; i++ {
 		sh := ledger.Shard{RunID: "synthetic", Index: i, Attempts: 1,
 			Started: t0.Add(time.Duration(i) * 40 * time.Millisecond)}
+		if i >= cfg.Shards/2 {
+			sh.Started = sh.Started.Add(cfg.Resume)
+		}
 		sh.Finished = sh.Started.Add(time.Duration(500+r.IntN(1500)) * time.Millisecond)
 		switch {
 		case cfg.Missing && i == cfg.Shards-1:
