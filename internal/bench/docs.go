@@ -122,7 +122,61 @@ func docsMeasure(fn func() error) (docsStageStats, error) {
 	return docsStageStats{wall: wall, cpu: cpu, mallocs: m1.Mallocs - m0.Mallocs, bytes: m1.TotalAlloc - m0.TotalAlloc}, err
 }
 
+// Docs runs `bench docs`: documents per second per core of one format
+// over a folder of inputs, split into its stages (read, generate, both, on
+// every core, per document), set against the reference's quoted figures
+// and, where the format has one, a side-by-side baseline run here.
 func Docs(ctx context.Context, args []string) error {
+	o, err := parseDocsFlags(args)
+	if err != nil {
+		return err
+	}
+	d, err := newDocsBench(ctx, o)
+	if err != nil {
+		return err
+	}
+	if err := d.readAll(); err != nil { // warm up (and fail early on bad inputs)
+		return err
+	}
+	if err := d.genAll(); err != nil {
+		return err
+	}
+	stop, err := startCPUProfile(o.profile)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	s, err := d.measure()
+	if err != nil {
+		return err
+	}
+	if o.profile != "" {
+		pprof.StopCPUProfile()
+	}
+	// the run at the end: the only one, or the one beside a short last
+	// group (or beside none, with no reps)
+	if !d.interleaved || len(d.perDocCPU)%docsPerDocGroup != 0 || len(d.sides) == 0 {
+		if err := d.runSide(); err != nil {
+			return err
+		}
+	}
+	d.report(s)
+	return nil
+}
+
+// docsOptions is the command line of `bench docs`.
+type docsOptions struct {
+	name         string // the format
+	reps         int
+	profile      string // --cpuprofile: "" for none
+	baselineReps int
+	marinfold    string // a MarinFold checkout, or ""
+	opts         optFlag
+	dir          string // the inputs
+}
+
+// parseDocsFlags reads the command line of `bench docs`.
+func parseDocsFlags(args []string) (docsOptions, error) {
 	fset := flag.NewFlagSet("bench docs", flag.ContinueOnError)
 	name := fset.String("format", cadv2.Name, "format to benchmark: one of "+strings.Join(docsSortedKeys(docsFormats()), ", "))
 	reps := fset.Int("reps", 15, "repetitions of each stage over all inputs; medians are reported")
@@ -136,280 +190,236 @@ func Docs(ctx context.Context, args []string) error {
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {
-		return usageError(err)
+		return docsOptions{}, usageError(err)
 	}
 	if fset.NArg() != 1 || *reps < 1 {
 		fset.Usage()
-		return usageError(fmt.Errorf("need one DIR and --reps >= 1"))
+		return docsOptions{}, usageError(fmt.Errorf("need one DIR and --reps >= 1"))
 	}
-	entry, ok := docsFormats()[*name]
+	return docsOptions{name: *name, reps: *reps, profile: *profile, baselineReps: *baselineReps,
+		marinfold: *marinfold, opts: opts, dir: fset.Arg(0)}, nil
+}
+
+// docsBench is one `bench docs` run: the format, its inputs, and what the
+// measured stages leave behind.
+type docsBench struct {
+	ctx        context.Context
+	o          docsOptions
+	entry      docsFormat
+	f          format.Format
+	ins        []docsBenchInput
+	totalBytes int
+	parsed     []format.Input // readAll's results, which genAll generates
+	docs       int            // the documents of the last genAll (inputs not filtered)
+	reused     structure.Structure
+	workers    int                   // parallel's goroutines: GOMAXPROCS
+	workerSt   []structure.Structure // each worker's reused structure
+	// perDocCPU has perDoc's figures, one rep's per call (zero for a
+	// filtered input: only documents count).
+	perDocCPU [][]time.Duration
+	sides     []sideBySide // the side-by-side runs so far
+	// interleaved says that the side-by-side baseline runs after each
+	// group of docsPerDocGroup reps rather than once at the end.
+	interleaved bool
+}
+
+// newDocsBench builds the format named by o and loads its inputs.
+func newDocsBench(ctx context.Context, o docsOptions) (*docsBench, error) {
+	entry, ok := docsFormats()[o.name]
 	load := entry.load
 	if !ok {
-		return usageError(fmt.Errorf("no bench loader for format %q", *name))
+		return nil, usageError(fmt.Errorf("no bench loader for format %q", o.name))
 	}
 	var f format.Format
 	var err error
 	if entry.build != nil {
-		f, err = entry.build(fset.Arg(0), opts)
+		f, err = entry.build(o.dir, o.opts)
 	} else {
-		f, err = inline.New(*name, opts)
+		f, err = inline.New(o.name, o.opts)
 	}
 	if err != nil {
-		return usageError(err)
+		return nil, usageError(err)
 	}
-	ins, err := load(fset.Arg(0))
+	ins, err := load(o.dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(ins) == 0 {
-		return fmt.Errorf("no inputs for %s under %s", *name, fset.Arg(0))
+		return nil, fmt.Errorf("no inputs for %s under %s", o.name, o.dir)
 	}
-	totalBytes := 0
+	d := &docsBench{ctx: ctx, o: o, entry: entry, f: f, ins: ins, parsed: make([]format.Input, len(ins)),
+		workers: runtime.GOMAXPROCS(0)}
 	for _, in := range ins {
-		totalBytes += in.bytes
+		d.totalBytes += in.bytes
 	}
-	parsed := make([]format.Input, len(ins))
-	readAll := func() error {
-		for i, in := range ins {
-			p, err := in.read()
-			if err != nil {
-				return err
-			}
-			parsed[i] = p
-		}
-		return nil
-	}
-	docs := 0
-	genAll := func() error {
-		docs = 0
-		for _, in := range parsed {
-			res, err := f.Generate(in)
-			if err != nil {
-				return fmt.Errorf("%s: %w", in.EntryID, err)
-			}
-			if res.Filtered == "" {
-				docs++
-			}
-		}
-		return nil
-	}
-	// both reads every input into one reused structure and generates it.
-	var reused structure.Structure
-	both := func() error { return docsReadGenerate(f, ins, &reused) }
-	// parallel runs both on every core at once: each worker has its own
-	// structure and does every input.
-	workers := runtime.GOMAXPROCS(0)
-	workerSt := make([]structure.Structure, workers)
-	parallel := func() error {
-		errs := make([]error, workers)
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() { errs[w] = docsReadGenerate(f, ins, &workerSt[w]) })
-		}
-		wg.Wait()
-		return errors.Join(errs...)
-	}
-	// perDoc times each input alone (read into the reused structure, then
-	// generated) by process CPU, one rep's figures per call in perDocCPU
-	// (zero for a filtered input: only documents count).
-	var perDocCPU [][]time.Duration
-	perDoc := func() error {
-		cpu := make([]time.Duration, len(ins))
-		for i, in := range ins {
-			c0 := processCPU()
-			p, err := in.readReusing(&reused)
-			if err != nil {
-				return err
-			}
-			res, err := f.Generate(p)
-			c := processCPU() - c0
-			if err != nil {
-				return fmt.Errorf("%s: %w", in.name, err)
-			}
-			if res.Filtered == "" {
-				cpu[i] = c
-			}
-		}
-		perDocCPU = append(perDocCPU, cpu)
-		return nil
-	}
-	// runSide runs the side-by-side baseline once, where there is one:
-	// after each group of reps when interleaved, else once at the end.
-	var sides []sideBySide
-	runSide := func() error {
-		if entry.side == nil || *baselineReps == 0 || (entry.sideNeedsMarinFold && *marinfold == "") {
-			return nil
-		}
-		s, err := entry.side(ctx, f, ins, sideArgs{reps: *baselineReps, dir: fset.Arg(0), marinfold: *marinfold})
+	d.workerSt = make([]structure.Structure, d.workers)
+	d.interleaved = entry.sideNeedsMarinFold && o.marinfold != "" && o.baselineReps > 0
+	return d, nil
+}
+
+// readAll reads every input, each result kept in d.parsed.
+func (d *docsBench) readAll() error {
+	for i, in := range d.ins {
+		p, err := in.read()
 		if err != nil {
 			return err
 		}
-		sides = append(sides, s)
-		return nil
-	}
-	interleaved := entry.sideNeedsMarinFold && *marinfold != "" && *baselineReps > 0
-	if err := readAll(); err != nil { // warm up (and fail early on bad inputs)
-		return err
-	}
-	if err := genAll(); err != nil {
-		return err
-	}
-	if *profile != "" {
-		pf, err := os.Create(*profile)
-		if err != nil {
-			return err
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
-	}
-	n := float64(len(ins))
-	var readRate, genRate, bothRate, parRate, readWall, genWall, bothWall, parWall, readMB []float64
-	var readAllocs, genAllocs, genBytes, bothAllocs []float64
-	for range *reps {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rs, err := docsMeasure(readAll)
-		if err != nil {
-			return err
-		}
-		gs, err := docsMeasure(genAll)
-		if err != nil {
-			return err
-		}
-		bs, err := docsMeasure(both)
-		if err != nil {
-			return err
-		}
-		ps, err := docsMeasure(parallel)
-		if err != nil {
-			return err
-		}
-		if err := perDoc(); err != nil {
-			return err
-		}
-		if interleaved && len(perDocCPU)%docsPerDocGroup == 0 {
-			if err := runSide(); err != nil {
-				return err
-			}
-		}
-		parRate = append(parRate, n*float64(workers)/ps.cpu.Seconds())
-		parWall = append(parWall, n*float64(workers)/ps.wall.Seconds())
-		bothAllocs = append(bothAllocs, float64(bs.mallocs)/n)
-		readRate = append(readRate, n/rs.cpu.Seconds())
-		genRate = append(genRate, n/gs.cpu.Seconds())
-		bothRate = append(bothRate, n/bs.cpu.Seconds())
-		readWall = append(readWall, n/rs.wall.Seconds())
-		genWall = append(genWall, n/gs.wall.Seconds())
-		bothWall = append(bothWall, n/bs.wall.Seconds())
-		readMB = append(readMB, float64(totalBytes)/1e6/rs.cpu.Seconds())
-		readAllocs = append(readAllocs, float64(rs.mallocs)/n)
-		genAllocs = append(genAllocs, float64(gs.mallocs)/n)
-		genBytes = append(genBytes, float64(gs.bytes)/n)
-	}
-	if *profile != "" {
-		pprof.StopCPUProfile()
-	}
-	// the run at the end: the only one, or the one beside a short last
-	// group (or beside none, with no reps)
-	if !interleaved || len(perDocCPU)%docsPerDocGroup != 0 || len(sides) == 0 {
-		if err := runSide(); err != nil {
-			return err
-		}
-	}
-	var side *sideBySide
-	if len(sides) > 0 {
-		s := sides[0]
-		s.read, s.gen, s.total, s.perDoc = sideMedian(sides, func(s sideBySide) float64 { return s.read }),
-			sideMedian(sides, func(s sideBySide) float64 { return s.gen }),
-			sideMedian(sides, func(s sideBySide) float64 { return s.total }),
-			sideMedian(sides, func(s sideBySide) float64 { return s.perDoc })
-		for _, o := range sides[1:] {
-			s.identical = min(s.identical, o.identical)
-		}
-		side = &s
-	}
-	base := entry.quoted
-	fmt.Printf("bench docs: format %s, %d inputs (%d documents), %.1f MB (%.0f KB average), %d reps, GOMAXPROCS %d; medians\n",
-		*name, len(ins), docs, float64(totalBytes)/1e6, float64(totalBytes)/n/1e3, *reps, runtime.GOMAXPROCS(0))
-	fmt.Print(`  docs/s/core = documents / process CPU seconds (GC workers on every core included); docs/s wall = documents / wall s
-  read (parse)         one goroutine: mmcif.Read of every input, every result kept (a new structure each)
-  generate             one goroutine: the format over the kept inputs
-  read + generate      one goroutine: each input read into one reused structure, then generated; the
-                       other cores idle, and the runtime's idle GC mark workers may run on them (counted)
-  read + generate, N   N = GOMAXPROCS goroutines, each with its own reused structure, each doing every
-  workers              input: no core idles, so docs/s/core is the rate per core at full load
-  read + generate,     each input read and generated alone, timed by process CPU; each document's least
-  per document         CPU in each group of 3 reps, the median over documents, then the median over groups
-`)
-	fmt.Printf("%-28s %12s %12s %9s %12s %7s %12s %7s\n", "stage", "docs/s/core", "docs/s wall", "ms/doc",
-		"quoted/core", "ratio", "side/core", "ratio")
-	row := func(stage string, rate, wall []float64, quoted, sideRate float64) {
-		r := median(rate)
-		cols := [4]string{"-", "-", "-", "-"}
-		if quoted > 0 {
-			cols[0], cols[1] = fmt.Sprintf("%.1f", quoted), fmt.Sprintf("%.0fx", r/quoted)
-		}
-		if sideRate > 0 {
-			cols[2], cols[3] = fmt.Sprintf("%.1f", sideRate), fmt.Sprintf("%.0fx", r/sideRate)
-		}
-		wallCol := "-"
-		if len(wall) > 0 {
-			wallCol = fmt.Sprintf("%.0f", median(wall))
-		}
-		fmt.Printf("%-28s %12.0f %12s %9.3f %12s %7s %12s %7s\n", stage, r, wallCol, 1e3/r, cols[0], cols[1], cols[2], cols[3])
-	}
-	var sr sideBySide
-	if side != nil {
-		sr = *side
-	}
-	row("read (parse)", readRate, readWall, base.read, sr.read)
-	row("generate", genRate, genWall, base.gen, sr.gen)
-	row("read + generate", bothRate, bothWall, base.total, sr.total)
-	row(fmt.Sprintf("read + generate, %d workers", workers), parRate, parWall, base.total, 0)
-	perDocMs := docsPerDocument(perDocCPU, docsPerDocGroup)
-	perDocQuoted := 0.0
-	if entry.perDocQuote {
-		perDocQuoted = base.total
-	}
-	if len(perDocMs) > 0 {
-		rates := make([]float64, len(perDocMs))
-		for k, ms := range perDocMs {
-			rates[k] = 1e3 / ms
-		}
-		row("read + generate, per document", rates, nil, perDocQuoted, sr.perDoc)
-		fmt.Printf("per document, each group of %d reps: %s ms\n", docsPerDocGroup, strings.Join(roundTo(perDocMs, 3), " "))
-		if len(sides) == len(perDocMs) && len(sides) > 1 {
-			ratios := make([]float64, len(sides))
-			ref := make([]string, len(sides))
-			for k, s := range sides {
-				ratios[k] = 1e3 / perDocMs[k] / s.perDoc
-				ref[k] = fmt.Sprintf("%.3f", 1/s.perDoc)
-			}
-			fmt.Printf("side by side, run after each group: %s s per document, ratios %s (median %.0fx)\n",
-				strings.Join(ref, " "), strings.Join(roundTo(ratios, 0), "x ")+"x", median(ratios))
-		}
-	}
-	fmt.Printf("read throughput: %.0f MB/s/core\n", median(readMB))
-	fmt.Printf("allocations per document: read %.0f, generate %.1f (%.1f KB), read (reused structure) + generate %.1f\n",
-		median(readAllocs), median(genAllocs), median(genBytes)/1e3, median(bothAllocs))
-	if note := entry.note; note != "" {
-		fmt.Println(note)
-	}
-	if side != nil {
-		runs := ""
-		if len(sides) > 1 {
-			runs = fmt.Sprintf(" (the medians of %d runs; the fewest in any)", len(sides))
-		}
-		fmt.Printf("side by side: %s, run now on the same files%s; its documents are byte-identical to ours for %d of %d\n",
-			side.what, runs, side.identical, side.compared)
-	} else if entry.sideNeedsMarinFold && *baselineReps > 0 {
-		fmt.Println("side by side: none; --marinfold DIR (git clone https://github.com/Open-Athena/MarinFold) runs its generator here")
+		d.parsed[i] = p
 	}
 	return nil
+}
+
+// genAll generates every input of d.parsed, counting the documents.
+func (d *docsBench) genAll() error {
+	d.docs = 0
+	for _, in := range d.parsed {
+		res, err := d.f.Generate(in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.EntryID, err)
+		}
+		if res.Filtered == "" {
+			d.docs++
+		}
+	}
+	return nil
+}
+
+// both reads every input into one reused structure and generates it.
+func (d *docsBench) both() error { return docsReadGenerate(d.f, d.ins, &d.reused) }
+
+// parallel runs both on every core at once: each worker has its own
+// structure and does every input.
+func (d *docsBench) parallel() error {
+	errs := make([]error, d.workers)
+	var wg sync.WaitGroup
+	for w := range d.workers {
+		wg.Go(func() { errs[w] = docsReadGenerate(d.f, d.ins, &d.workerSt[w]) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// perDoc times each input alone (read into the reused structure, then
+// generated) by process CPU, one rep's figures per call in d.perDocCPU.
+func (d *docsBench) perDoc() error {
+	cpu := make([]time.Duration, len(d.ins))
+	for i, in := range d.ins {
+		c0 := processCPU()
+		p, err := in.readReusing(&d.reused)
+		if err != nil {
+			return err
+		}
+		res, err := d.f.Generate(p)
+		c := processCPU() - c0
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.name, err)
+		}
+		if res.Filtered == "" {
+			cpu[i] = c
+		}
+	}
+	d.perDocCPU = append(d.perDocCPU, cpu)
+	return nil
+}
+
+// runSide runs the side-by-side baseline once, where there is one (and
+// it is not skipped): after each group of reps when interleaved, else
+// once at the end.
+func (d *docsBench) runSide() error {
+	if d.entry.side == nil || d.o.baselineReps == 0 || (d.entry.sideNeedsMarinFold && d.o.marinfold == "") {
+		return nil
+	}
+	s, err := d.entry.side(d.ctx, d.f, d.ins, sideArgs{reps: d.o.baselineReps, dir: d.o.dir, marinfold: d.o.marinfold})
+	if err != nil {
+		return err
+	}
+	d.sides = append(d.sides, s)
+	return nil
+}
+
+// startCPUProfile starts a CPU profile into path ("": none) and returns
+// what stops it and closes its file.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	pf, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		pf.Close()
+	}, nil
+}
+
+// docsSamples are each stage's figures, one per rep: rates (docs/s/core),
+// wall rates (docs/s), read MB/s/core, and allocations (and bytes) per
+// input.
+type docsSamples struct {
+	readRate, genRate, bothRate, parRate        []float64
+	readWall, genWall, bothWall, parWall        []float64
+	readMB                                      []float64
+	readAllocs, genAllocs, genBytes, bothAllocs []float64
+}
+
+// measure runs the reps: each stage over all inputs, then each input
+// alone, then (interleaved) the side-by-side baseline after each group.
+func (d *docsBench) measure() (*docsSamples, error) {
+	s := &docsSamples{}
+	for range d.o.reps {
+		if err := d.ctx.Err(); err != nil {
+			return nil, err
+		}
+		rs, err := docsMeasure(d.readAll)
+		if err != nil {
+			return nil, err
+		}
+		gs, err := docsMeasure(d.genAll)
+		if err != nil {
+			return nil, err
+		}
+		bs, err := docsMeasure(d.both)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := docsMeasure(d.parallel)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.perDoc(); err != nil {
+			return nil, err
+		}
+		if d.interleaved && len(d.perDocCPU)%docsPerDocGroup == 0 {
+			if err := d.runSide(); err != nil {
+				return nil, err
+			}
+		}
+		s.add(float64(len(d.ins)), d.workers, d.totalBytes, rs, gs, bs, ps)
+	}
+	return s, nil
+}
+
+// add records one rep's stages over n inputs: read (rs), generate (gs),
+// both (bs) and parallel on workers goroutines (ps).
+func (s *docsSamples) add(n float64, workers, totalBytes int, rs, gs, bs, ps docsStageStats) {
+	s.parRate = append(s.parRate, n*float64(workers)/ps.cpu.Seconds())
+	s.parWall = append(s.parWall, n*float64(workers)/ps.wall.Seconds())
+	s.bothAllocs = append(s.bothAllocs, float64(bs.mallocs)/n)
+	s.readRate = append(s.readRate, n/rs.cpu.Seconds())
+	s.genRate = append(s.genRate, n/gs.cpu.Seconds())
+	s.bothRate = append(s.bothRate, n/bs.cpu.Seconds())
+	s.readWall = append(s.readWall, n/rs.wall.Seconds())
+	s.genWall = append(s.genWall, n/gs.wall.Seconds())
+	s.bothWall = append(s.bothWall, n/bs.wall.Seconds())
+	s.readMB = append(s.readMB, float64(totalBytes)/1e6/rs.cpu.Seconds())
+	s.readAllocs = append(s.readAllocs, float64(rs.mallocs)/n)
+	s.genAllocs = append(s.genAllocs, float64(gs.mallocs)/n)
+	s.genBytes = append(s.genBytes, float64(gs.bytes)/n)
 }
 
 // docsPerDocGroup is how many passes each document's least CPU is taken

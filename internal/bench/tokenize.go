@@ -28,7 +28,68 @@ const (
 	v6eChipsPerHost   = 4
 )
 
+// Tokenize runs `bench tokenize`: the bio2token-v2 encoder's padding
+// efficiency over the AFDB length distribution, its CPU throughput on this
+// machine per bucket beside the sequential reference, and a TPU host's
+// projection from those figures (not measured).
 func Tokenize(ctx context.Context, args []string) error {
+	o, err := parseTokenizeFlags(args)
+	if err != nil {
+		return err
+	}
+	inputs, atoms, err := loadTokenizeInputs(o.corpusDir)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("bench tokenize: %d AFDB structures, %d..%d kept atoms (median %d)\n", len(atoms), minInt(atoms), maxInt(atoms), medianInt(atoms))
+	draw, chosen := reportPadding(o, atoms)
+
+	// CPU throughput, measured.
+	w, err := neural.LoadWeights(o.weights)
+	if err != nil {
+		return err
+	}
+	backend, err := neural.NewBackend(o.backend)
+	if err != nil {
+		return err
+	}
+	enc, err := neural.NewEncoder(backend, w)
+	if err != nil {
+		return err
+	}
+	label := "official checkpoint"
+	if strings.HasPrefix(o.weights, "generated:") {
+		label = "generated weights (same shapes and cost as the official ones)"
+	}
+	fmt.Printf("\nmeasured on this machine: backend %q, full-size encoder (%d parameters, %s), %d timed reps after one warm-up, median:\n", o.backend, w.NumParams(), label, o.reps)
+	var timings []tokenizeTiming
+	for _, f := range strings.Split(o.buckets, ",") {
+		t, err := timeBucket(ctx, o, enc, inputs, f)
+		if err != nil {
+			return err
+		}
+		timings = append(timings, t)
+	}
+	referenceBaseline(w, inputs, atoms)
+	eff := windowEfficiency(chosen, draw, o.shardRows*16)
+	bw := memBandwidth()
+	fmt.Printf("  this machine's memory copy bandwidth: %.1f GB/s (measured)\n", bw/1e9)
+	for _, t := range timings {
+		fmt.Printf("  => bucket %d: %.0f real atoms/s on this CPU at the AFDB padding efficiency %.3f\n", t.shape.Length, t.paddedPerS*eff, eff)
+	}
+	reportTPUProjection(timings, eff, bw, len(chosen))
+	return nil
+}
+
+// tokenizeOptions is the command line of `bench tokenize`.
+type tokenizeOptions struct {
+	corpusDir, weights, backend, buckets string
+	reps, rungs, stream, shardRows       int
+	batchRows                            int // 0: bio2token.BatchSize of the bucket
+}
+
+// parseTokenizeFlags reads the command line of `bench tokenize`.
+func parseTokenizeFlags(args []string) (tokenizeOptions, error) {
 	fs := flag.NewFlagSet("bench tokenize", flag.ContinueOnError)
 	corpusDir := fs.String("corpus", "../shared/corpus", "corpus folder (its afdb/ files give the length distribution and the coordinates)")
 	weights := fs.String("weights", "generated:1", "checkpoint path or generated:SEED")
@@ -40,14 +101,21 @@ func Tokenize(ctx context.Context, args []string) error {
 	shardRows := fs.Int("shard-rows", 100, "rows per shard (for the per-shard batching comparison)")
 	batchRows := fs.Int("batch", 0, "rows of each timed batch (0: bio2token.BatchSize of the bucket, the shape the job runs; fewer time a smaller program on a slow machine)")
 	if err := fs.Parse(args); err != nil {
-		return usageError(err)
+		return tokenizeOptions{}, usageError(err)
 	}
 	if *reps < 1 || *stream < 1 || *shardRows < 1 || *batchRows < 0 {
-		return usageError(fmt.Errorf("-reps, -stream and -shard-rows must be positive, -batch at least 0"))
+		return tokenizeOptions{}, usageError(fmt.Errorf("-reps, -stream and -shard-rows must be positive, -batch at least 0"))
 	}
-	files, err := filepath.Glob(filepath.Join(*corpusDir, "afdb", "*.cif"))
+	return tokenizeOptions{corpusDir: *corpusDir, weights: *weights, backend: *backendSpec, buckets: *bucketsFlag,
+		reps: *reps, rungs: *rungs, stream: *stream, shardRows: *shardRows, batchRows: *batchRows}, nil
+}
+
+// loadTokenizeInputs reads the AFDB files under corpusDir/afdb into the
+// encoder's inputs, and returns each one's kept atoms.
+func loadTokenizeInputs(corpusDir string) ([]*b2t.Input, []int, error) {
+	files, err := filepath.Glob(filepath.Join(corpusDir, "afdb", "*.cif"))
 	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no AFDB files under %s/afdb (set -corpus)", *corpusDir)
+		return nil, nil, fmt.Errorf("no AFDB files under %s/afdb (set -corpus)", corpusDir)
 	}
 	sort.Strings(files)
 	var inputs []*b2t.Input
@@ -55,109 +123,104 @@ func Tokenize(ctx context.Context, args []string) error {
 	for _, f := range files {
 		s, err := mmcif.ReadFile(f)
 		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
+			return nil, nil, fmt.Errorf("%s: %w", f, err)
 		}
 		in, err := b2t.Adapt(s)
 		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
+			return nil, nil, fmt.Errorf("%s: %w", f, err)
 		}
 		inputs = append(inputs, in)
 		atoms = append(atoms, in.NumAtoms())
 	}
-	fmt.Printf("bench tokenize: %d AFDB structures, %d..%d kept atoms (median %d)\n", len(atoms), minInt(atoms), maxInt(atoms), medianInt(atoms))
+	return inputs, atoms, nil
+}
 
-	// Padding efficiency (pure planning, no encoder).
+// reportPadding prints the padding efficiency (pure planning, no encoder)
+// of exp40's ladder and the job's over o.stream structures drawn from the
+// corpus's atom counts, and returns the draw and the job's ladder.
+func reportPadding(o tokenizeOptions, atoms []int) (draw, chosen []int) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	draw := make([]int, *stream)
+	draw = make([]int, o.stream)
 	for i := range draw {
 		draw[i] = atoms[rng.IntN(len(atoms))]
 	}
-	chosen := b2t.Ladder(*rungs)
-	fmt.Printf("\npadding efficiency = real atoms / padded atoms (empty rows of partial batches count as padding), %d structures drawn from the corpus distribution:\n", *stream)
+	chosen = b2t.Ladder(o.rungs)
+	fmt.Printf("\npadding efficiency = real atoms / padded atoms (empty rows of partial batches count as padding), %d structures drawn from the corpus distribution:\n", o.stream)
 	fmt.Printf("  %-34s %8s %10s %10s %16s %10s\n", "ladder", "programs", "rows only", "per shard", "16 shards/window", "unbounded")
 	for _, l := range []struct {
 		name   string
 		ladder []int
 	}{
 		{"exp40: 256,512,...,16384", b2t.Ladder(1)},
-		{fmt.Sprintf("tpujob: %d rungs/octave", *rungs), chosen},
+		{fmt.Sprintf("tpujob: %d rungs/octave", o.rungs), chosen},
 	} {
 		fmt.Printf("  %-34s %8d %10.3f %10.3f %16.3f %10.3f\n", l.name, len(l.ladder), rowEfficiency(l.ladder, draw),
-			windowEfficiency(l.ladder, draw, *shardRows), windowEfficiency(l.ladder, draw, *shardRows*16), windowEfficiency(l.ladder, draw, len(draw)))
+			windowEfficiency(l.ladder, draw, o.shardRows), windowEfficiency(l.ladder, draw, o.shardRows*16), windowEfficiency(l.ladder, draw, len(draw)))
 	}
-	fmt.Printf("  (rows only: bucket fit alone; per shard: each shard of %d rows batched alone; 16 shards/window: tpujob's scheduler filling batches\n", *shardRows)
+	fmt.Printf("  (rows only: bucket fit alone; per shard: each shard of %d rows batched alone; 16 shards/window: tpujob's scheduler filling batches\n", o.shardRows)
 	fmt.Println("   from 16 in-flight shards, partial batches flushed after each window; unbounded: the whole stream at once. Batch rows per bucket: bio2token.BatchSize)")
+	return draw, chosen
+}
 
-	// CPU throughput, measured.
-	w, err := neural.LoadWeights(*weights)
-	if err != nil {
-		return err
-	}
-	backend, err := neural.NewBackend(*backendSpec)
-	if err != nil {
-		return err
-	}
-	enc, err := neural.NewEncoder(backend, w)
-	if err != nil {
-		return err
-	}
-	label := "official checkpoint"
-	if strings.HasPrefix(*weights, "generated:") {
-		label = "generated weights (same shapes and cost as the official ones)"
-	}
-	fmt.Printf("\nmeasured on this machine: backend %q, full-size encoder (%d parameters, %s), %d timed reps after one warm-up, median:\n", *backendSpec, w.NumParams(), label, *reps)
-	type timing struct {
-		shape       b2t.Shape
-		sec         float64
-		paddedPerS  float64
-		cost        neural.GraphCost
-		bytesPerSec float64
-	}
-	var timings []timing
-	for _, f := range strings.Split(*bucketsFlag, ",") {
-		bucket, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || bucket <= 0 {
-			return usageError(fmt.Errorf("bad bucket %q", f))
-		}
-		s := b2t.ShapeFor(bucket)
-		if *batchRows > 0 {
-			s.Batch = *batchRows
-		}
-		coords, lengths := fullBatch(inputs, s)
-		start := time.Now()
-		if err := enc.Compile(s); err != nil {
-			return err
-		}
-		compile := time.Since(start)
-		var secs, cpus []float64
-		for r := 0; r <= *reps; r++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			t0, c0 := time.Now(), processCPU().Seconds()
-			if _, err := enc.Run(0, s, coords, lengths); err != nil {
-				return err
-			}
-			if r > 0 {
-				secs = append(secs, time.Since(t0).Seconds())
-				cpus = append(cpus, processCPU().Seconds()-c0)
-			}
-		}
-		sort.Float64s(secs)
-		sort.Float64s(cpus)
-		med := secs[len(secs)/2]
-		medCPU := cpus[len(cpus)/2]
-		cost, err := enc.Cost(s)
-		if err != nil {
-			return err
-		}
-		t := timing{s, med, float64(s.Batch*s.Length) / med, cost, float64(cost.Bytes) / med}
-		timings = append(timings, t)
-		fmt.Printf("  bucket %5d, batch %2d: compile %.3fs, %.2fs/batch wall (%.2f CPU-s), %.0f padded atoms/s wall (%.0f per CPU-second); graph %d nodes, %.1f KB unfused traffic per atom (%.2f GB/s achieved)\n",
-			bucket, s.Batch, compile.Seconds(), med, medCPU, t.paddedPerS, float64(s.Batch*s.Length)/medCPU, cost.Nodes, float64(cost.Bytes)/float64(s.Batch*s.Length)/1e3, t.bytesPerSec/1e9)
-	}
+// tokenizeTiming is one bucket's measured encoder figures.
+type tokenizeTiming struct {
+	shape       b2t.Shape
+	sec         float64 // median wall seconds per batch
+	paddedPerS  float64 // padded atoms per wall second
+	cost        neural.GraphCost
+	bytesPerSec float64 // the graph's unfused traffic per wall second
+}
 
-	// Side-by-side baseline: the float64 sequential reference on one row.
+// timeBucket compiles the encoder for the bucket named by field (of
+// --buckets) and times full batches of it: o.reps runs after a warm-up,
+// the medians printed and returned.
+func timeBucket(ctx context.Context, o tokenizeOptions, enc *neural.Encoder, inputs []*b2t.Input, field string) (tokenizeTiming, error) {
+	bucket, err := strconv.Atoi(strings.TrimSpace(field))
+	if err != nil || bucket <= 0 {
+		return tokenizeTiming{}, usageError(fmt.Errorf("bad bucket %q", field))
+	}
+	s := b2t.ShapeFor(bucket)
+	if o.batchRows > 0 {
+		s.Batch = o.batchRows
+	}
+	coords, lengths := fullBatch(inputs, s)
+	start := time.Now()
+	if err := enc.Compile(s); err != nil {
+		return tokenizeTiming{}, err
+	}
+	compile := time.Since(start)
+	var secs, cpus []float64
+	for r := 0; r <= o.reps; r++ {
+		if err := ctx.Err(); err != nil {
+			return tokenizeTiming{}, err
+		}
+		t0, c0 := time.Now(), processCPU().Seconds()
+		if _, err := enc.Run(0, s, coords, lengths); err != nil {
+			return tokenizeTiming{}, err
+		}
+		if r > 0 {
+			secs = append(secs, time.Since(t0).Seconds())
+			cpus = append(cpus, processCPU().Seconds()-c0)
+		}
+	}
+	sort.Float64s(secs)
+	sort.Float64s(cpus)
+	med := secs[len(secs)/2]
+	medCPU := cpus[len(cpus)/2]
+	cost, err := enc.Cost(s)
+	if err != nil {
+		return tokenizeTiming{}, err
+	}
+	t := tokenizeTiming{s, med, float64(s.Batch*s.Length) / med, cost, float64(cost.Bytes) / med}
+	fmt.Printf("  bucket %5d, batch %2d: compile %.3fs, %.2fs/batch wall (%.2f CPU-s), %.0f padded atoms/s wall (%.0f per CPU-second); graph %d nodes, %.1f KB unfused traffic per atom (%.2f GB/s achieved)\n",
+		bucket, s.Batch, compile.Seconds(), med, medCPU, t.paddedPerS, float64(s.Batch*s.Length)/medCPU, cost.Nodes, float64(cost.Bytes)/float64(s.Batch*s.Length)/1e3, t.bytesPerSec/1e9)
+	return t, nil
+}
+
+// referenceBaseline times the side-by-side baseline, the float64
+// sequential reference, on one row (up to 256 atoms of the first input
+// that has them) and prints it beside exp40's quoted CPU figure.
+func referenceBaseline(w *b2t.Weights, inputs []*b2t.Input, atoms []int) {
 	n := min(256, maxInt(atoms))
 	ref := inputs[0]
 	for _, in := range inputs {
@@ -173,17 +236,15 @@ func Tokenize(ctx context.Context, args []string) error {
 	refCPU := float64(len(coords)/3) / (processCPU().Seconds() - c0)
 	fmt.Printf("  baseline, same process: sequential float64 reference (plain Go loops, 1 thread) %.0f atoms/s wall (%.0f per CPU-second)\n", refRate, refCPU)
 	fmt.Printf("  quoted, not measured: exp40 PyTorch CPU %.2f ms/atom = %.0f atoms/s (1 thread)\n", exp40CPUMsPerAtom, 1000/exp40CPUMsPerAtom)
+}
 
-	eff := windowEfficiency(chosen, draw, *shardRows*16)
-	bw := memBandwidth()
-	fmt.Printf("  this machine's memory copy bandwidth: %.1f GB/s (measured)\n", bw/1e9)
-	for _, t := range timings {
-		fmt.Printf("  => bucket %d: %.0f real atoms/s on this CPU at the AFDB padding efficiency %.3f\n", t.shape.Length, t.paddedPerS*eff, eff)
-	}
-
+// reportTPUProjection prints what a v6e-4 host would do (NOT MEASURED),
+// derived from the buckets' timings, the padding efficiency eff, this
+// machine's memory bandwidth bw and the job's ladder's programs.
+func reportTPUProjection(timings []tokenizeTiming, eff, bw float64, programs int) {
 	fmt.Println("\nPROJECTION for a TPU host (v6e-4) — NOT MEASURED, derived from the numbers above:")
 	fmt.Printf("  assumptions: the encoder is memory-bound (the scan is elementwise); a v6e chip streams %.0f GB/s of HBM; %d chips per host, one device worker each; padding efficiency %.3f (16 shards in flight, computed above); programs compiled once per process (%d buckets, vs %d in exp40).\n",
-		v6eHBMBytesPerSec/1e9, v6eChipsPerHost, eff, len(chosen), exp40Compiles)
+		v6eHBMBytesPerSec/1e9, v6eChipsPerHost, eff, programs, exp40Compiles)
 	for _, t := range timings {
 		perAtom := float64(t.cost.Bytes) / float64(t.shape.Batch*t.shape.Length)
 		cpuFrac := t.bytesPerSec / bw
@@ -194,7 +255,6 @@ func Tokenize(ctx context.Context, args []string) error {
 		fmt.Printf("    at 50%% of HBM bandwidth, no fusion: %.0f atoms/s per chip, %.0f per host\n", atPeak, atPeak*v6eChipsPerHost)
 	}
 	fmt.Printf("  exp40 reference (measured there): %d atoms/s per chip x %d chip used = %d atoms/s per host\n", exp40ChipAtomsPerSec, exp40ChipsUsed, exp40ChipAtomsPerSec*exp40ChipsUsed)
-	return nil
 }
 
 // fullBatch fills every row of shape s with real coordinates: the first

@@ -75,22 +75,15 @@ type document struct {
 // (every loop must hold a multiple of its tag count), streams the first
 // block's _atom_site loop rows into b, and returns the small categories.
 func parse(data []byte, b *builder) (*document, error) {
-	doc := &b.doc
-	*doc = document{
-		entity:    table{tags: doc.entity.tags[:0], vals: doc.entity.vals[:0]},
-		asym:      table{tags: doc.asym.tags[:0], vals: doc.asym.vals[:0]},
-		atomPairs: table{tags: doc.atomPairs.tags[:0], vals: doc.atomPairs.vals[:0]},
-	}
+	doc := b.resetDocument()
 	l := lexer{data: data}
 	var (
-		pending  bool // a token was read ahead by the loop reader
-		pk       tokKind
-		psp      span
-		inFirst  bool
-		inFrame  bool // inside a save_ frame: its items are not the block's
-		loopTags = b.loopTags[:0]
+		pending bool // a token was read ahead by the loop reader
+		pk      tokKind
+		psp     span
+		inFirst bool
+		inFrame bool // inside a save_ frame: its items are not the block's
 	)
-	defer func() { b.loopTags = loopTags[:0] }()
 	if b.seenFrames == nil {
 		b.seenFrames, b.seenBlocks = map[string]bool{}, map[string]bool{}
 	}
@@ -139,123 +132,173 @@ func parse(data []byte, b *builder) (*document, error) {
 		case tValue, tQuoted, tText:
 			return nil, &syntaxError{int(sp.s), fmt.Sprintf("value %.20q without a tag", string(data[sp.s:sp.e]))}
 		case tTag:
-			if doc.nBlocks == 0 {
-				return nil, &syntaxError{int(sp.s), "tag before the first data_ block"}
-			}
-			tag := data[sp.s:sp.e]
-			vk, vsp, err := l.next()
-			if err != nil {
+			if err := b.pair(&l, sp, inFirst, inFrame); err != nil {
 				return nil, err
-			}
-			if vk != tValue && vk != tQuoted && vk != tText {
-				return nil, &syntaxError{int(sp.s), fmt.Sprintf("tag %s has no value", tag)}
-			}
-			if inFrame {
-				continue
-			}
-			if err := b.newTag(sp); err != nil {
-				return nil, err
-			}
-			if !inFirst {
-				continue
-			}
-			v := val{vsp.s, vsp.e, vk != tValue}
-			var t *table
-			var prefix string
-			switch {
-			case hasPrefixFold(tag, catAtomSite):
-				t, prefix = &doc.atomPairs, catAtomSite
-			case hasPrefixFold(tag, catEntity):
-				t, prefix = &doc.entity, catEntity
-			case hasPrefixFold(tag, catStructAsym):
-				t, prefix = &doc.asym, catStructAsym
-			case b.ext != nil:
-				t, prefix = b.entryTable(tag)
-			}
-			if t != nil {
-				t.tags = append(t.tags, b.lowerTag(tag[len(prefix):]))
-				t.vals = append(t.vals, v)
 			}
 		case tLoop:
-			loopStart := int(sp.s)
-			if doc.nBlocks == 0 {
-				return nil, &syntaxError{loopStart, "loop_ before the first data_ block"}
-			}
-			loopTags = loopTags[:0]
-			var first []byte
-			for {
-				k, sp, err = l.next()
-				if err != nil {
-					return nil, err
-				}
-				if k != tTag {
-					break
-				}
-				if first == nil {
-					first = data[sp.s:sp.e]
-				}
-				if !inFrame {
-					if err := b.newTag(sp); err != nil {
-						return nil, err
-					}
-				}
-				loopTags = append(loopTags, sp)
-			}
-			if len(loopTags) == 0 {
-				return nil, &syntaxError{loopStart, "loop_ without tags"}
-			}
-			var t *table
-			var prefix string
-			atoms := false
-			if inFirst && !inFrame {
-				switch {
-				case hasPrefixFold(first, catAtomSite):
-					atoms, prefix = true, catAtomSite
-				case hasPrefixFold(first, catEntity):
-					t, prefix = &doc.entity, catEntity
-				case hasPrefixFold(first, catStructAsym):
-					t, prefix = &doc.asym, catStructAsym
-				case b.ext != nil:
-					t, prefix = b.entryTable(first)
-				}
-			}
-			var names []string
-			if t != nil {
-				names = t.tags[:0]
-			} else if atoms {
-				names = b.names[:0]
-			}
-			if t != nil || atoms {
-				for _, tsp := range loopTags {
-					name := ""
-					if tg := data[tsp.s:tsp.e]; len(tg) > len(prefix) {
-						name = b.lowerTag(tg[len(prefix):])
-					}
-					names = append(names, name)
-				}
-			}
-			if t != nil {
-				*t = table{tags: names, vals: t.vals[:0]}
-			} else if atoms {
-				b.names = names
-			}
-			if atoms {
-				b.startAtoms(names)
-				b.reserveAtoms(int(sp.s))
-			}
-			ncol := len(loopTags)
-			count := 0
-			if k, sp, count, err = scanLoopValues(&l, k, sp, ncol, atoms, t, b); err != nil {
+			if pk, psp, err = b.loop(&l, sp, inFirst, inFrame); err != nil {
 				return nil, err
 			}
-			if count%ncol != 0 {
-				return nil, &syntaxError{loopStart, fmt.Sprintf("wrong number of values in the loop %s...: %d values for %d tags", first, count, ncol)}
-			}
-			if atoms {
-				b.endAtoms()
-			}
-			pending, pk, psp = true, k, sp
+			pending = true
 		}
+	}
+}
+
+// resetDocument empties b.doc for a new read, keeping its tables' storage,
+// and returns it.
+func (b *builder) resetDocument() *document {
+	doc := &b.doc
+	*doc = document{
+		entity:    table{tags: doc.entity.tags[:0], vals: doc.entity.vals[:0]},
+		asym:      table{tags: doc.asym.tags[:0], vals: doc.asym.vals[:0]},
+		atomPairs: table{tags: doc.atomPairs.tags[:0], vals: doc.atomPairs.vals[:0]},
+	}
+	return doc
+}
+
+// category says where the first block's items under tag go: the
+// _atom_site rows (atomSite), or a table (nil: the category is not read),
+// and the prefix cut from their names.
+func (b *builder) category(tag []byte) (t *table, prefix string, atomSite bool) {
+	switch {
+	case hasPrefixFold(tag, catAtomSite):
+		return nil, catAtomSite, true
+	case hasPrefixFold(tag, catEntity):
+		return &b.doc.entity, catEntity, false
+	case hasPrefixFold(tag, catStructAsym):
+		return &b.doc.asym, catStructAsym, false
+	case b.ext != nil:
+		t, prefix = b.entryTable(tag)
+		return t, prefix, false
+	}
+	return nil, "", false
+}
+
+// pair reads a tag-value pair whose tag is the token at sp: it checks the
+// pair (a value follows; the tag is new in the block) and, in the first
+// block outside save_ frames, collects it into its category's table
+// (_atom_site pairs into doc.atomPairs: one atom).
+func (b *builder) pair(l *lexer, sp span, inFirst, inFrame bool) error {
+	if b.doc.nBlocks == 0 {
+		return &syntaxError{int(sp.s), "tag before the first data_ block"}
+	}
+	tag := l.data[sp.s:sp.e]
+	vk, vsp, err := l.next()
+	if err != nil {
+		return err
+	}
+	if vk != tValue && vk != tQuoted && vk != tText {
+		return &syntaxError{int(sp.s), fmt.Sprintf("tag %s has no value", tag)}
+	}
+	if inFrame {
+		return nil
+	}
+	if err := b.newTag(sp); err != nil {
+		return err
+	}
+	if !inFirst {
+		return nil
+	}
+	t, prefix, atomSite := b.category(tag)
+	if atomSite {
+		t = &b.doc.atomPairs
+	}
+	if t != nil {
+		t.tags = append(t.tags, b.lowerTag(tag[len(prefix):]))
+		t.vals = append(t.vals, val{vsp.s, vsp.e, vk != tValue})
+	}
+	return nil
+}
+
+// loop reads a loop_ whose keyword is the token at sp: its tags into
+// b.loopTags, then its values, which it streams into the atoms (the first
+// block's _atom_site loop), collects into its category's table, or only
+// counts, checking that they fill whole rows. It returns the token after
+// the values, which the caller handles next.
+func (b *builder) loop(l *lexer, sp span, inFirst, inFrame bool) (tokKind, span, error) {
+	loopStart := int(sp.s)
+	if b.doc.nBlocks == 0 {
+		return 0, span{}, &syntaxError{loopStart, "loop_ before the first data_ block"}
+	}
+	k, sp, first, err := b.loopHeader(l, inFrame)
+	if err != nil {
+		return 0, span{}, err
+	}
+	if len(b.loopTags) == 0 {
+		return 0, span{}, &syntaxError{loopStart, "loop_ without tags"}
+	}
+	var t *table
+	var prefix string
+	atoms := false
+	if inFirst && !inFrame {
+		t, prefix, atoms = b.category(first)
+	}
+	if t != nil || atoms {
+		b.loopColumns(l.data, t, prefix, atoms)
+	}
+	if atoms {
+		b.startAtoms(b.names)
+		b.reserveAtoms(int(sp.s))
+	}
+	ncol := len(b.loopTags)
+	count := 0
+	if k, sp, count, err = scanLoopValues(l, k, sp, ncol, atoms, t, b); err != nil {
+		return 0, span{}, err
+	}
+	if count%ncol != 0 {
+		return 0, span{}, &syntaxError{loopStart, fmt.Sprintf("wrong number of values in the loop %s...: %d values for %d tags", first, count, ncol)}
+	}
+	if atoms {
+		b.endAtoms()
+	}
+	return k, sp, nil
+}
+
+// loopHeader reads a loop's tags into b.loopTags (checking, outside save_
+// frames, that each is new in the block) and returns the token after them
+// and the first tag (nil: none).
+func (b *builder) loopHeader(l *lexer, inFrame bool) (k tokKind, sp span, first []byte, err error) {
+	b.loopTags = b.loopTags[:0]
+	for {
+		if k, sp, err = l.next(); err != nil {
+			return k, sp, first, err
+		}
+		if k != tTag {
+			return k, sp, first, nil
+		}
+		if first == nil {
+			first = l.data[sp.s:sp.e]
+		}
+		if !inFrame {
+			if err := b.newTag(sp); err != nil {
+				return k, sp, first, err
+			}
+		}
+		b.loopTags = append(b.loopTags, sp)
+	}
+}
+
+// loopColumns names the columns of the loop whose tags are b.loopTags:
+// lower case, the category prefix cut, into t's tags (its values emptied)
+// or, for the _atom_site loop (atoms), into b.names.
+func (b *builder) loopColumns(data []byte, t *table, prefix string, atoms bool) {
+	var names []string
+	if t != nil {
+		names = t.tags[:0]
+	} else if atoms {
+		names = b.names[:0]
+	}
+	for _, tsp := range b.loopTags {
+		name := ""
+		if tg := data[tsp.s:tsp.e]; len(tg) > len(prefix) {
+			name = b.lowerTag(tg[len(prefix):])
+		}
+		names = append(names, name)
+	}
+	if t != nil {
+		*t = table{tags: names, vals: t.vals[:0]}
+	} else if atoms {
+		b.names = names
 	}
 }
 

@@ -46,6 +46,17 @@ type generator struct {
 	polyEnts                    map[string]bool
 	asym                        [][2]string // subchain, entity
 	asymSeen                    map[string]bool
+	nModels                     int
+	quoteModel                  bool    // model numbers quoted (gemmi: a new chain part on every row)
+	nullModel                   bool    // the one model's number is '?'
+	quoteP                      float64 // probability that a string value is quoted
+}
+
+// chainPart is a run of one auth chain's residues in file order (a chain
+// may come in several parts).
+type chainPart struct {
+	chain string
+	res   []residue
 }
 
 func (g *generator) p(x float64) bool { return g.r.Float64() < x }
@@ -234,24 +245,52 @@ func (g *generator) chainResidues(ci int, pos *[3]float64) (poly, other []residu
 // models sometimes out of order, string values and model numbers sometimes
 // quoted, optional columns left out, and column-aligned rows half the time.
 func Generate(r *rand.Rand, name string) []byte {
+	g := newGenerator(r)
+	parts := g.chainParts()
+	var b strings.Builder
+	fmt.Fprintf(&b, "data_%s\n#\n", name)
+	g.writeEntities(&b)
+	g.writeStructAsym(&b)
+	s := &atomSite{g: g, cols: g.atomSiteColumns()}
+	b.WriteString("#\nloop_\n")
+	for _, c := range s.cols {
+		fmt.Fprintf(&b, "_atom_site.%s\n", c)
+	}
+	revisit := make([]bool, len(parts)) // an atom of the part's first residue comes last
+	for pi := range revisit {
+		revisit[pi] = len(parts[pi].res) > 1 && g.p(0.05)
+	}
+	for _, m := range g.modelOrder() {
+		s.model(m, parts, revisit)
+	}
+	s.write(&b)
+	b.WriteString("#\n")
+	return []byte(b.String())
+}
+
+// newGenerator draws a file's layout: its optional columns, alignment,
+// model count and quoting.
+func newGenerator(r *rand.Rand) *generator {
 	g := &generator{r: r, entities: map[string]string{}, polyEnts: map[string]bool{}, asymSeen: map[string]bool{}}
 	g.icodeCol, g.entCol, g.lseqCol = g.p(0.8), g.p(0.9), g.p(0.9)
 	g.authCols, g.aligned = g.p(0.5), g.p(0.5)
-	nModels := []int{1, 1, 1, 2, 3}[r.IntN(5)]
-	g.modelCol = nModels > 1 || g.p(0.7)
-	quoteModel := g.modelCol && g.p(0.03) // gemmi: a new chain part on every row
-	nullModel := g.modelCol && nModels == 1 && g.p(0.01)
-	quoteP := 0.0 // quoted string values: the general tokenizer, as_string
-	if g.p(0.3) {
-		quoteP = 0.03
+	g.nModels = []int{1, 1, 1, 2, 3}[r.IntN(5)]
+	g.modelCol = g.nModels > 1 || g.p(0.7)
+	g.quoteModel = g.modelCol && g.p(0.03)
+	g.nullModel = g.modelCol && g.nModels == 1 && g.p(0.01)
+	if g.p(0.3) { // quoted string values: the general tokenizer, as_string
+		g.quoteP = 0.03
 	}
-	type part struct {
-		chain string
-		res   []residue
-	}
-	var parts, tail []part
+	return g
+}
+
+// chainParts generates the file's 1-3 chains and returns their parts in
+// file order: each chain's polymer (sometimes with a ligand inside) with
+// its ligands and waters, or with those in a part after all chains.
+func (g *generator) chainParts() []chainPart {
+	var parts, tail []chainPart
 	pos := [3]float64{}
-	for ci := 0; ci < 1+r.IntN(3); ci++ {
+	for ci := 0; ci < 1+g.r.IntN(3); ci++ {
 		chain := string(rune('A' + ci))
 		if ci > 0 && g.p(0.1) {
 			chain = "A" // a second part of chain A
@@ -259,51 +298,65 @@ func Generate(r *rand.Rand, name string) []byte {
 		poly, other := g.chainResidues(ci, &pos)
 		if len(other) > 0 && len(poly) > 2 && g.p(0.15) {
 			// a ligand in the middle of the polymer
-			m := 1 + r.IntN(len(poly)-1)
+			m := 1 + g.r.IntN(len(poly)-1)
 			poly = append(poly[:m:m], append([]residue{other[0]}, poly[m:]...)...)
 			other = other[1:]
 		}
-		parts = append(parts, part{chain, poly})
+		parts = append(parts, chainPart{chain, poly})
 		if g.p(0.3) {
-			tail = append(tail, part{chain, other}) // after all chains, as PDB files put waters
+			tail = append(tail, chainPart{chain, other}) // after all chains, as PDB files put waters
 		} else {
 			parts[len(parts)-1].res = append(parts[len(parts)-1].res, other...)
 		}
 	}
-	parts = append(parts, tail...)
+	return append(parts, tail...)
+}
 
-	var b strings.Builder
-	fmt.Fprintf(&b, "data_%s\n#\n", name)
-	if len(g.entOrder) > 0 && g.p(0.6) {
-		b.WriteString("loop_\n_entity.id\n_entity.type\n")
+// writeEntities writes the _entity loop (sometimes missing a row or with a
+// wrong type) and sometimes _entity_poly, or nothing.
+func (g *generator) writeEntities(b *strings.Builder) {
+	if len(g.entOrder) == 0 || !g.p(0.6) {
+		return
+	}
+	b.WriteString("loop_\n_entity.id\n_entity.type\n")
+	for _, id := range g.entOrder {
+		t := g.entities[id]
+		switch {
+		case g.p(0.05):
+			continue // missing row
+		case g.p(0.05):
+			t = g.pick([]string{"weird", "branched", "non-polymer", "polymer", "water"})
+		}
+		fmt.Fprintf(b, "%s %s\n", id, t)
+	}
+	if g.p(0.5) {
+		b.WriteString("#\nloop_\n_entity_poly.entity_id\n_entity_poly.type\n")
 		for _, id := range g.entOrder {
-			t := g.entities[id]
-			switch {
-			case g.p(0.05):
-				continue // missing row
-			case g.p(0.05):
-				t = g.pick([]string{"weird", "branched", "non-polymer", "polymer", "water"})
-			}
-			fmt.Fprintf(&b, "%s %s\n", id, t)
-		}
-		if g.p(0.5) {
-			b.WriteString("#\nloop_\n_entity_poly.entity_id\n_entity_poly.type\n")
-			for _, id := range g.entOrder {
-				if g.polyEnts[id] {
-					fmt.Fprintf(&b, "%s 'polypeptide(L)'\n", id)
-				}
+			if g.polyEnts[id] {
+				fmt.Fprintf(b, "%s 'polypeptide(L)'\n", id)
 			}
 		}
 	}
-	if len(g.asym) > 0 && g.p(0.4) {
-		b.WriteString("#\nloop_\n_struct_asym.id\n_struct_asym.entity_id\n")
-		for _, a := range g.asym {
-			if g.p(0.05) {
-				a[1] = g.pick(g.entOrder)
-			}
-			fmt.Fprintf(&b, "%s %s\n", a[0], a[1])
-		}
+}
+
+// writeStructAsym sometimes writes the _struct_asym loop (a few subchains
+// with a wrong entity).
+func (g *generator) writeStructAsym(b *strings.Builder) {
+	if len(g.asym) == 0 || !g.p(0.4) {
+		return
 	}
+	b.WriteString("#\nloop_\n_struct_asym.id\n_struct_asym.entity_id\n")
+	for _, a := range g.asym {
+		if g.p(0.05) {
+			a[1] = g.pick(g.entOrder)
+		}
+		fmt.Fprintf(b, "%s %s\n", a[0], a[1])
+	}
+}
+
+// atomSiteColumns are the file's _atom_site columns, the optional ones as
+// drawn.
+func (g *generator) atomSiteColumns() []string {
 	cols := []string{"group_PDB", "id", "type_symbol", "label_atom_id", "label_alt_id", "label_comp_id", "label_asym_id"}
 	if g.entCol {
 		cols = append(cols, "label_entity_id")
@@ -322,117 +375,138 @@ func Generate(r *rand.Rand, name string) []byte {
 	if g.modelCol {
 		cols = append(cols, "pdbx_PDB_model_num")
 	}
-	b.WriteString("#\nloop_\n")
-	for _, c := range cols {
-		fmt.Fprintf(&b, "_atom_site.%s\n", c)
-	}
-	var rows [][]string
-	id := 0
-	row := func(model int, chain string, r *residue, a *genAtom, jitter float64) {
-		id++
-		alt := a.alt
-		if r.alt != "" {
-			alt = r.alt
-		}
-		group := "ATOM"
-		if r.het {
-			group = "HETATM"
-		}
-		v := map[string]string{
-			"group_PDB": group, "id": fmt.Sprint(id), "type_symbol": a.elem, "label_atom_id": a.name,
-			"label_alt_id": or(alt, "."), "label_comp_id": r.comp, "label_asym_id": r.sub, "label_entity_id": r.ent,
-			"label_seq_id": r.lseq, "pdbx_PDB_ins_code": or(r.icode, "?"),
-			"Cartn_x": fmt.Sprintf("%.3f", a.x+jitter), "Cartn_y": fmt.Sprintf("%.3f", a.y), "Cartn_z": fmt.Sprintf("%.3f", a.z),
-			"occupancy": "1.00", "B_iso_or_equiv": a.b, "auth_seq_id": fmt.Sprint(r.seq), "auth_comp_id": r.authComp,
-			"auth_atom_id": a.name, "auth_asym_id": chain, "pdbx_PDB_model_num": fmt.Sprint(model),
-		}
-		switch {
-		case quoteModel:
-			v["pdbx_PDB_model_num"] = "'" + v["pdbx_PDB_model_num"] + "'"
-		case nullModel:
-			v["pdbx_PDB_model_num"] = "?"
-		}
-		out := make([]string, len(cols))
-		for i, c := range cols {
-			out[i] = v[c]
-			if quotable[c] && g.p(quoteP) {
-				out[i] = "'" + out[i] + "'"
-			}
-		}
-		rows = append(rows, out)
-	}
-	revisit := make([]bool, len(parts)) // an atom of the part's first residue comes last
-	for pi := range revisit {
-		revisit[pi] = len(parts[pi].res) > 1 && g.p(0.05)
-	}
-	models := make([]int, nModels)
+	return cols
+}
+
+// modelOrder is the model numbers in file order (sometimes shuffled, e.g.
+// model 2 first).
+func (g *generator) modelOrder() []int {
+	models := make([]int, g.nModels)
 	for i := range models {
 		models[i] = i + 1
 	}
-	if nModels > 1 && g.p(0.15) {
-		r.Shuffle(len(models), func(i, j int) { models[i], models[j] = models[j], models[i] }) // e.g. model 2 first
+	if g.nModels > 1 && g.p(0.15) {
+		g.r.Shuffle(len(models), func(i, j int) { models[i], models[j] = models[j], models[i] })
 	}
-	for _, m := range models {
-		jitter := 0.0
-		if m > 1 {
-			jitter = 0.1 * float64(m)
+	return models
+}
+
+// atomSite collects a file's _atom_site rows, each value as written.
+type atomSite struct {
+	g    *generator
+	cols []string
+	rows [][]string
+	id   int // the last row's atom id
+}
+
+// row adds the row of atom a of residue r in model and auth chain, its x
+// moved by jitter.
+func (s *atomSite) row(model int, chain string, r *residue, a *genAtom, jitter float64) {
+	s.id++
+	alt := a.alt
+	if r.alt != "" {
+		alt = r.alt
+	}
+	group := "ATOM"
+	if r.het {
+		group = "HETATM"
+	}
+	v := map[string]string{
+		"group_PDB": group, "id": fmt.Sprint(s.id), "type_symbol": a.elem, "label_atom_id": a.name,
+		"label_alt_id": or(alt, "."), "label_comp_id": r.comp, "label_asym_id": r.sub, "label_entity_id": r.ent,
+		"label_seq_id": r.lseq, "pdbx_PDB_ins_code": or(r.icode, "?"),
+		"Cartn_x": fmt.Sprintf("%.3f", a.x+jitter), "Cartn_y": fmt.Sprintf("%.3f", a.y), "Cartn_z": fmt.Sprintf("%.3f", a.z),
+		"occupancy": "1.00", "B_iso_or_equiv": a.b, "auth_seq_id": fmt.Sprint(r.seq), "auth_comp_id": r.authComp,
+		"auth_atom_id": a.name, "auth_asym_id": chain, "pdbx_PDB_model_num": fmt.Sprint(model),
+	}
+	switch {
+	case s.g.quoteModel:
+		v["pdbx_PDB_model_num"] = "'" + v["pdbx_PDB_model_num"] + "'"
+	case s.g.nullModel:
+		v["pdbx_PDB_model_num"] = "?"
+	}
+	out := make([]string, len(s.cols))
+	for i, c := range s.cols {
+		out[i] = v[c]
+		if quotable[c] && s.g.p(s.g.quoteP) {
+			out[i] = "'" + out[i] + "'"
 		}
-		for pi, p := range parts {
-			if m > 1 && pi == len(parts)-1 && len(parts) > 1 && g.p(0.2) {
-				continue // a later model lacks a chain part
-			}
-			for i := 0; i < len(p.res); {
-				j := i + 1
-				for j < len(p.res) && p.res[i].alt != "" && p.res[j].alt != "" && p.res[j].seq == p.res[i].seq && p.res[j].icode == p.res[i].icode {
-					j++
-				}
-				if j-i > 1 && g.p(0.5) {
-					// microheterogeneity with its atoms interleaved
-					for k := 0; ; k++ {
-						any := false
-						for q := i; q < j; q++ {
-							if k < len(p.res[q].atoms) {
-								row(m, p.chain, &p.res[q], &p.res[q].atoms[k], jitter)
-								any = true
-							}
-						}
-						if !any {
-							break
-						}
+	}
+	s.rows = append(s.rows, out)
+}
+
+// model adds the rows of model m: every part (a later model sometimes
+// lacks the last), and after a part marked in revisit an extra atom of its
+// first residue.
+func (s *atomSite) model(m int, parts []chainPart, revisit []bool) {
+	jitter := 0.0
+	if m > 1 {
+		jitter = 0.1 * float64(m)
+	}
+	for pi, p := range parts {
+		if m > 1 && pi == len(parts)-1 && len(parts) > 1 && s.g.p(0.2) {
+			continue // a later model lacks a chain part
+		}
+		s.part(m, p, jitter)
+		if revisit[pi] {
+			a := genAtom{name: "OXT", elem: "O", x: p.res[0].atoms[0].x + 1, y: p.res[0].atoms[0].y, z: p.res[0].atoms[0].z, b: "50.00"}
+			s.row(m, p.chain, &p.res[0], &a, jitter)
+		}
+	}
+}
+
+// part adds the rows of part p in model m, residue by residue; the
+// alternatives of a microheterogeneous position have their atoms
+// interleaved half the time.
+func (s *atomSite) part(m int, p chainPart, jitter float64) {
+	for i := 0; i < len(p.res); {
+		j := i + 1
+		for j < len(p.res) && p.res[i].alt != "" && p.res[j].alt != "" && p.res[j].seq == p.res[i].seq && p.res[j].icode == p.res[i].icode {
+			j++
+		}
+		if j-i > 1 && s.g.p(0.5) {
+			// microheterogeneity with its atoms interleaved
+			for k := 0; ; k++ {
+				wrote := false
+				for q := i; q < j; q++ {
+					if k < len(p.res[q].atoms) {
+						s.row(m, p.chain, &p.res[q], &p.res[q].atoms[k], jitter)
+						wrote = true
 					}
-				} else {
-					for q := i; q < j; q++ {
-						for k := range p.res[q].atoms {
-							row(m, p.chain, &p.res[q], &p.res[q].atoms[k], jitter)
-						}
-					}
 				}
-				i = j
+				if !wrote {
+					break
+				}
 			}
-			if revisit[pi] {
-				a := genAtom{name: "OXT", elem: "O", x: p.res[0].atoms[0].x + 1, y: p.res[0].atoms[0].y, z: p.res[0].atoms[0].z, b: "50.00"}
-				row(m, p.chain, &p.res[0], &a, jitter)
+		} else {
+			for q := i; q < j; q++ {
+				for k := range p.res[q].atoms {
+					s.row(m, p.chain, &p.res[q], &p.res[q].atoms[k], jitter)
+				}
 			}
 		}
+		i = j
 	}
-	width := make([]int, len(cols))
-	for _, rw := range rows {
-		for i, s := range rw {
-			width[i] = max(width[i], len(s))
+}
+
+// write writes the rows, their columns aligned when the file is.
+func (s *atomSite) write(b *strings.Builder) {
+	width := make([]int, len(s.cols))
+	for _, rw := range s.rows {
+		for i, v := range rw {
+			width[i] = max(width[i], len(v))
 		}
 	}
-	for _, rw := range rows {
-		for i, s := range rw {
-			if g.aligned {
-				fmt.Fprintf(&b, "%-*s ", width[i], s)
+	for _, rw := range s.rows {
+		for i, v := range rw {
+			if s.g.aligned {
+				fmt.Fprintf(b, "%-*s ", width[i], v)
 			} else {
-				b.WriteString(s + " ")
+				b.WriteString(v + " ")
 			}
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("#\n")
-	return []byte(b.String())
 }
 
 func or(s, d string) string {
