@@ -208,6 +208,13 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 		if err != nil {
 			return nil, err
 		}
+		if cols := f.RecordColumns(); f.Kind() == format.FromStructure && len(cols) > 0 {
+			// a structure format that reads header fields too (a PDB
+			// entry's release date, resolution, ...)
+			if err := proj.Require(s, cols, fmt.Sprintf("read by %s with options %v, with the structure: a manifest from `foldcorpus select --pdb` has it", f.Name(), spec.Options)); err != nil {
+				return nil, err
+			}
+		}
 		if i == 0 {
 			p.Projection = proj
 		} else {

@@ -3,6 +3,7 @@ package shardfn
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 	"unsafe"
@@ -10,6 +11,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
 )
 
 // corpusSink writes a shard's documents to its corpus file (a rowSink):
@@ -26,6 +28,10 @@ type corpusSink struct {
 	sha1Own bool // the format computes the sha1 column itself
 	acc     *corpus.Accounting
 	tm      *Timing
+	// ledgerCols are a Multi format's ledger columns (entry_id first),
+	// ledger its rows so far; nil for another format.
+	ledgerCols []format.Column
+	ledger     [][]any
 }
 
 // newCorpusSink returns the sink of f's documents with the passthrough
@@ -52,30 +58,66 @@ func newCorpusSink(f format.Format, pass []format.Column, acc *corpus.Accounting
 		s.passOut = append(s.passOut, out.Index(c.Name))
 	}
 	s.sha1Own = out.Index(corpus.SHA1) >= 0 && containsCol(f.Columns(), corpus.SHA1)
+	if format.IsMulti(f) {
+		s.ledgerCols = append([]format.Column{{Name: corpus.EntryID, Type: format.String}}, f.(format.Multi).LedgerColumns()...)
+	}
 	return s, nil
 }
 
 func (s *corpusSink) expectRows(total int64) { s.w.ExpectRows(total) }
 
 func (s *corpusSink) add(r rowOut, failed bool) error {
+	if s.ledgerCols != nil {
+		return s.addUnits(r, failed)
+	}
 	if failed {
 		// the shard has failed and writes nothing: only counted
 		s.acc.DocsOut++
 		return nil
 	}
+	return s.appendDoc(r, r.entryID, r.result.Document, r.result.Values, r.result.Mix)
+}
+
+// addUnits takes a Multi format's row: each of its documents, counted by
+// kind, and its ledger row.
+func (s *corpusSink) addUnits(r rowOut, failed bool) error {
+	if len(r.result.Ledger)+1 != len(s.ledgerCols) {
+		return &RowError{EntryID: r.entryID, Stage: "generate", Err: derrors.Permanent(fmt.Errorf("format returned a ledger row of %d values for %d columns", len(r.result.Ledger), len(s.ledgerCols)-1))}
+	}
+	for _, u := range r.result.Units {
+		s.acc.UnitDocs[u.Kind]++
+		if failed {
+			s.acc.DocsOut++
+			continue
+		}
+		if u.EntryID == "" {
+			return &RowError{EntryID: r.entryID, Stage: "generate", Err: derrors.Permanent(errors.New("format returned a document without an entry id"))}
+		}
+		if err := s.appendDoc(r, u.EntryID, u.Document, u.Values, u.Mix); err != nil {
+			return err
+		}
+	}
+	if !failed {
+		s.ledger = append(s.ledger, append([]any{r.entryID}, r.result.Ledger...))
+	}
+	return nil
+}
+
+// appendDoc writes one document of row r under entryID.
+func (s *corpusSink) appendDoc(r rowOut, entryID, doc string, values []any, mix []int64) error {
 	wstart := time.Now()
 	vals := make([]any, s.ncols)
-	vals[0], vals[1], vals[2] = r.entryID, r.structure, r.result.Document
+	vals[0], vals[1], vals[2] = entryID, r.structure, doc
 	if !s.sha1Own {
 		// the document's bytes, read in place: a []byte conversion
 		// would copy every document once more
-		h := sha1.Sum(unsafe.Slice(unsafe.StringData(r.result.Document), len(r.result.Document)))
+		h := sha1.Sum(unsafe.Slice(unsafe.StringData(doc), len(doc)))
 		vals[3] = hex.EncodeToString(h[:])
 	}
-	if len(r.result.Values) != len(s.fmtIdx) {
-		return &RowError{EntryID: r.entryID, Stage: "generate", Err: derrors.Permanent(fmt.Errorf("format returned %d values for %d columns", len(r.result.Values), len(s.fmtIdx)))}
+	if len(values) != len(s.fmtIdx) {
+		return &RowError{EntryID: entryID, Stage: "generate", Err: derrors.Permanent(fmt.Errorf("format returned %d values for %d columns", len(values), len(s.fmtIdx)))}
 	}
-	for i, v := range r.result.Values {
+	for i, v := range values {
 		vals[s.fmtIdx[i]] = v
 	}
 	for i, v := range r.pass {
@@ -84,14 +126,24 @@ func (s *corpusSink) add(r rowOut, failed bool) error {
 		}
 	}
 	if err := s.w.Append(vals); err != nil {
-		return &RowError{EntryID: r.entryID, Stage: "write", Err: derrors.Permanent(err)}
+		return &RowError{EntryID: entryID, Stage: "write", Err: derrors.Permanent(err)}
 	}
 	if s.mixer != nil {
-		if err := s.w.AppendMix(r.result.Mix); err != nil {
-			return &RowError{EntryID: r.entryID, Stage: "generate", Err: derrors.Permanent(fmt.Errorf("format %s: %w", s.f.Name(), err))}
+		if err := s.w.AppendMix(mix); err != nil {
+			return &RowError{EntryID: entryID, Stage: "generate", Err: derrors.Permanent(fmt.Errorf("format %s: %w", s.f.Name(), err))}
 		}
 	}
 	s.acc.DocsOut++
 	s.tm.Write += time.Since(wstart)
 	return nil
+}
+
+// ledgerFile encodes a Multi format's ledger rows (the manifest's entry id,
+// then the format's LedgerColumns), one per entry in input order; nil for
+// another format.
+func (s *corpusSink) ledgerFile() ([]byte, error) {
+	if s.ledgerCols == nil {
+		return nil, nil
+	}
+	return manifest.Encode(s.ledgerCols, s.ledger, 1024)
 }

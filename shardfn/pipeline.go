@@ -42,12 +42,17 @@ type shardInput struct {
 
 // newAccounting starts a shard's accounting.
 func newAccounting(msg queue.ShardMessage, f format.Format) corpus.Accounting {
-	return corpus.Accounting{
+	acc := corpus.Accounting{
 		RunID: msg.RunID, Shard: msg.Shard, Total: msg.Total, Manifest: msg.Manifest,
 		RowGroups: msg.RowGroups, Format: f.Name(), Options: msg.Options,
 		Lenient: msg.LenientMissing, Filtered: map[string]int64{},
 		Version: version.String(),
 	}
+	if format.IsMulti(f) {
+		acc.Multi = true
+		acc.UnitDocs, acc.Funnel = map[string]int64{}, map[string]int64{}
+	}
+	return acc
 }
 
 // openShard opens the shard's manifest once, at the generation the message
@@ -66,10 +71,8 @@ func openShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 	schema := file.Schema()
 	acc.DroppedColumns = manifest.Dropped(schema, msg.Columns)
 	inputs := map[string]bool{manifest.EntryIDColumn: true, msg.URIColumn: true, msg.TextColumn: true}
-	if f.Kind() == format.FromRecord {
-		for _, c := range f.RecordColumns() {
-			inputs[c.Name] = true
-		}
+	for _, c := range f.RecordColumns() {
+		inputs[c.Name] = true
 	}
 	in := &shardInput{file: file}
 	for i, name := range msg.Columns {
@@ -95,22 +98,33 @@ func openShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 // calls onRow, when set, with each row's outcome. A bad row is recorded
 // and the loop goes on (the shard fails with every bad row, BadRowsError);
 // any other failure stops it.
-func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, in *shardInput, sink rowSink, acc *corpus.Accounting, tm *Timing, onRow func(string)) error {
+func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, in *shardInput, sink rowSink, acc *corpus.Accounting, tm *Timing, onRow func(string, int)) error {
 	var bad badRows
 	consume := func(r rowOut) error {
 		tm.Fetch += r.fetch
 		tm.Parse += r.parse
 		tm.Generate += r.generate
 		acc.RowsIn++
-		outcome := "doc"
+		outcome, docs := "doc", 1
 		switch {
 		case r.skipped:
 			acc.Skipped++
 			acc.SkippedIDs = append(acc.SkippedIDs, r.entryID)
-			outcome = "skipped"
+			outcome, docs = "skipped", 0
 		case r.result.Filtered != "":
 			acc.Filtered[r.result.Filtered]++
-			outcome = r.result.Filtered
+			outcome, docs = r.result.Filtered, 0
+		case acc.Multi:
+			// an entry: its documents (the sink counts them by kind), its
+			// funnel counts and its ledger row
+			acc.Entries++
+			outcome, docs = "entry", len(r.result.Units)
+			for k, n := range r.result.Funnel {
+				acc.Funnel[k] += n
+			}
+			if err := sink.add(r, bad.failed()); err != nil {
+				return err
+			}
 		default:
 			if err := sink.add(r, bad.failed()); err != nil {
 				return err
@@ -118,7 +132,7 @@ func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Fo
 		}
 		tm.Rows++
 		if onRow != nil {
-			onRow(outcome)
+			onRow(outcome, docs)
 		}
 		return nil
 	}

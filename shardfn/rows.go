@@ -39,12 +39,15 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 		o.pass[k] = vals[j]
 	}
 	in := format.Input{EntryID: o.entryID}
-	if f.Kind() == format.FromRecord {
+	if f.Kind() == format.FromRecord || len(f.RecordColumns()) > 0 {
 		in.Record = make(map[string]any, len(rows.Columns))
 		for j, name := range rows.Columns {
 			in.Record[name] = vals[j]
 		}
-	} else {
+	}
+	raw := format.ReadsRaw(f)
+	generated := false // a raw format generated inside the local read
+	if f.Kind() == format.FromStructure {
 		// fetchErr turns a failed read into the row's outcome; skip is
 		// true for a missing object in lenient mode.
 		fetchErr := func(err error) (skip bool, _ rowOut) {
@@ -116,6 +119,14 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 					called = true
 					o.fetch = time.Since(start)
 					start = time.Now()
+					if raw { // the format reads the bytes, valid only here
+						in.Data = data
+						gstart := time.Now()
+						o.result, o.err = generateSafely(f, in)
+						o.generate, generated = time.Since(gstart), true
+						in.Data = nil
+						return nil
+					}
 					return deps.Parse(&m.st, data)
 				})
 				m.buf = buf[:0]
@@ -131,24 +142,32 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 				_, o = fetchErr(err)
 				return o
 			}
+		} else if raw {
+			in.Data = data
 		} else {
 			err = parseSafely(deps.Parse, &m.st, data)
 		}
-		o.parse = time.Since(start)
+		if !generated {
+			o.parse = time.Since(start)
+		}
 		if err != nil {
 			// not reused: a parser that panicked may have left it in any state
 			return fail("parse", derrors.Permanent(err))
 		}
 		defer lim.mems.put(m)
-		in.Structure = &m.st
+		if !raw {
+			in.Structure = &m.st
+		}
 	}
-	start := time.Now()
-	res, err := generateSafely(f, in)
-	o.generate = time.Since(start)
-	if err != nil {
+	if !generated {
+		start := time.Now()
+		o.result, o.err = generateSafely(f, in)
+		o.generate = time.Since(start)
+	}
+	if err := o.err; err != nil {
+		o.err = nil
 		return fail("generate", derrors.Permanent(err))
 	}
-	o.result = res
 	return o
 }
 

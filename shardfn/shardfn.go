@@ -82,8 +82,9 @@ type Deps struct {
 	Validate func(queue.ShardMessage) error
 	// OnRow, when set, is called once per row as it is written (from one
 	// goroutine at a time), with the row's outcome: "doc", "skipped" or the
-	// filter reason.
-	OnRow func(outcome string)
+	// filter reason, and its documents written (1 for "doc"; a Multi
+	// format's row, outcome "entry", may write any number).
+	OnRow func(outcome string, docs int)
 }
 
 // Timing sums per-row durations of a shard.
@@ -247,7 +248,7 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	if err != nil {
 		return res, derrors.Permanent(err)
 	}
-	if f.Kind() == format.FromStructure && deps.Parse == nil {
+	if f.Kind() == format.FromStructure && !format.ReadsRaw(f) && deps.Parse == nil {
 		return res, derrors.Permanent(errors.New("no mmCIF parser configured (Deps.Parse)"))
 	}
 	lease := deps.Lease
@@ -265,13 +266,20 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	if nf, ok := f.(format.Neural); ok && deps.Handoff != nil {
 		return handOff(ctx, deps, msg, nf, shard, res)
 	}
-	acc, data, err := run(ctx, deps, msg, f, &res.Timing)
+	acc, data, ledgerData, err := run(ctx, deps, msg, f, &res.Timing)
 	var sum [sha256.Size]byte
 	if err == nil {
 		res.Accounting = acc
 		res.Bytes = len(data)
 		wstart := time.Now()
-		res.Verified, sum, err = write(ctx, deps.Store, msg.Output, data, acc)
+		if ledgerData != nil {
+			// the ledger file first: the shard file is the commit point,
+			// so a shard file never lacks its ledger
+			_, _, err = write(ctx, deps.Store, corpus.LedgerURI(msg.Output), ledgerData, acc)
+		}
+		if err == nil {
+			res.Verified, sum, err = write(ctx, deps.Store, msg.Output, data, acc)
+		}
 		res.Timing.Write += time.Since(wstart)
 	}
 	if err != nil {
@@ -321,7 +329,7 @@ func settle(ctx context.Context, deps Deps, shard ledger.Shard, acc corpus.Accou
 }
 
 func counts(a corpus.Accounting) ledger.Counts {
-	return ledger.Counts{RowsIn: a.RowsIn, DocsOut: a.DocsOut, Filtered: a.Filtered, Skipped: a.Skipped}
+	return a.Counts()
 }
 
 // write creates the object, or verifies an existing one: the same bytes,
@@ -369,29 +377,33 @@ type rowOut struct {
 	fetch, parse, generate time.Duration
 }
 
-// run reads, processes and encodes the shard; it returns the file bytes.
-func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, tm *Timing) (corpus.Accounting, []byte, error) {
-	acc := newAccounting(msg, f)
+// run reads, processes and encodes the shard; it returns the file bytes
+// and, for a Multi format, its ledger file's bytes.
+func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, tm *Timing) (acc corpus.Accounting, data, ledger []byte, err error) {
+	acc = newAccounting(msg, f)
 	in, err := openShard(ctx, deps, msg, f, &acc, tm)
 	if err != nil {
-		return acc, nil, err
+		return acc, nil, nil, err
 	}
 	defer in.file.Close()
 	sink, err := newCorpusSink(f, in.pass, &acc, tm)
 	if err != nil {
-		return acc, nil, err
+		return acc, nil, nil, err
 	}
 	defer sink.w.Close()
 	if err := rowLoop(ctx, deps, msg, f, in, sink, &acc, tm, deps.OnRow); err != nil {
-		return acc, nil, err
+		return acc, nil, nil, err
 	}
 	if !acc.Balanced() {
-		return acc, nil, derrors.Permanent(fmt.Errorf("accounting does not balance: %+v", acc))
+		return acc, nil, nil, derrors.Permanent(fmt.Errorf("accounting does not balance: %+v", acc))
 	}
 	wstart := time.Now()
-	data, err := sink.w.Finish(acc)
-	tm.Write += time.Since(wstart)
-	return acc, data, err
+	defer func() { tm.Write += time.Since(wstart) }()
+	if ledger, err = sink.ledgerFile(); err != nil {
+		return acc, nil, nil, derrors.Permanent(fmt.Errorf("ledger file: %w", err))
+	}
+	data, err = sink.w.Finish(acc)
+	return acc, data, ledger, err
 }
 
 func containsCol(cols []format.Column, name string) bool {

@@ -159,7 +159,7 @@ func (j *Job) Handle(ctx context.Context, req Request) (err error) {
 		return derrors.Permanent(err)
 	}
 	sum := sha256.Sum256(data)
-	shard.Counts = ledger.Counts{RowsIn: acc.RowsIn, DocsOut: acc.DocsOut, Filtered: acc.Filtered, Skipped: acc.Skipped}
+	shard.Counts = acc.Counts()
 	shard.Output = req.Output
 	shard.SHA256 = hex.EncodeToString(sum[:])
 	if err := j.ledger.Complete(ctx, shard); err != nil {

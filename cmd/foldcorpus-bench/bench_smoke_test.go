@@ -66,6 +66,7 @@ func TestBenchSmoke(t *testing.T) {
 		{"function", []string{"--reps", "1", "--stripped-only", "--source", "../.."}, "cold start"},
 		{"cloud", []string{"--shards", "4", "--rows", "5", "--timeout", "5m", "--source", "../.."}, "0 lost, 0 duplicated"},
 		{"confind", []string{"--reps", "1", "--rotlib", filepath.Join(corpus, "golden", "confind-mini-rotlib"), few}, "gemmi"},
+		{"pdb", []string{"--corpus", corpus, "--reps", "1"}, "side by side"},
 		{"inspect", []string{"--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "gemmi"},
 		{"inspect", []string{"--pdb", "--files", "4", "--reps", "1", filepath.Join(corpus, "afdb")}, "pdb/mmcif per atom"},
 		// 2 rows a batch: the job's 32 took 25 s a batch on CI's cores

@@ -37,6 +37,7 @@ var kinds = []kind{
 	{"docs", "documents/s/core for read + generate over a folder of inputs, split by stage, vs the reference", bench.Docs},
 	{"run", "CPU per document of `run` (file:// manifest, report included) and `doc`, whole processes, vs the inner loop and the reference", bench.Run},
 	{"confind", "ConFind CPU per AFDB structure (placement with pruning, degrees) vs gemmi's read and pyconfind, library load CPU and RSS, a whole run", bench.Confind},
+	{"pdb", "exp222's path per PDB entry (read, curate, assembly 1, ConFind, documents) vs gemmi's read here and exp222's golden timing; the mirror's core-hours projected; the straggler tail", bench.PDB},
 	{"inspect", "CPU per file of `inspect --json` (a whole process) vs gemmi's read_structure alone on the same files", bench.Inspect},
 	{"shard", "one synthetic shard with injected fetch latency: I/O overlap vs the floor, CPU and sequential; peak memory", bench.Shard},
 	{"tokenize", "bio2token-v2 encoder: CPU atoms/s, padding efficiency over AFDB lengths, TPU projection", bench.Tokenize},

@@ -307,11 +307,9 @@ func (p *progress) note(line string) {
 	fmt.Fprintln(p.w, line)
 }
 
-func (p *progress) row(outcome string) {
+func (p *progress) row(outcome string, docs int) {
 	p.rows.Add(1)
-	if outcome == "doc" {
-		p.docs.Add(1)
-	}
+	p.docs.Add(int64(docs))
 	p.draw(false)
 }
 

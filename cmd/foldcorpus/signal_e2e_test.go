@@ -243,7 +243,7 @@ func TestProgressETAWaits(t *testing.T) {
 	p := newProgress(&b, false)
 	p.totalRows = 1000
 	p.shards = 10
-	p.row("doc")
+	p.row("doc", 1)
 	p.draw(true)
 	if line := b.String(); !strings.Contains(line, "ETA") || regexp.MustCompile(`ETA [0-9]`).MatchString(line) {
 		t.Errorf("an ETA from one row of 1000: %q", line)

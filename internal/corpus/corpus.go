@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -42,6 +43,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 )
 
@@ -95,15 +97,50 @@ type Accounting struct {
 	// manifest.Dropped). A run names the columns to keep with its
 	// passthrough list.
 	DroppedColumns []string `json:"dropped_columns,omitempty"`
+	// Multi is set for a format that writes several documents per row
+	// (format.Multi): then Entries counts the rows processed into units
+	// (each with its ledger row in the shard's ledger file), UnitDocs the
+	// documents by kind ("monomer", "multimer") and Funnel the rows'
+	// named counts (format.Result.Funnel).
+	Multi    bool             `json:"multi,omitempty"`
+	Entries  int64            `json:"entries,omitempty"`
+	UnitDocs map[string]int64 `json:"unit_docs,omitempty"`
+	Funnel   map[string]int64 `json:"funnel,omitempty"`
 }
 
-// Balanced reports whether RowsIn = DocsOut + sum(Filtered) + Skipped.
+// Balanced reports whether every row is counted once: RowsIn = DocsOut +
+// sum(Filtered) + Skipped; for a Multi format RowsIn = Entries +
+// sum(Filtered) + Skipped and DocsOut = sum(UnitDocs).
 func (a Accounting) Balanced() bool {
-	sum := a.DocsOut + a.Skipped
+	sum := a.Skipped
 	for _, n := range a.Filtered {
 		sum += n
 	}
-	return sum == a.RowsIn
+	if !a.Multi {
+		return sum+a.DocsOut == a.RowsIn
+	}
+	var docs int64
+	for _, n := range a.UnitDocs {
+		docs += n
+	}
+	return sum+a.Entries == a.RowsIn && docs == a.DocsOut
+}
+
+// Counts is the accounting's counts as the ledger records them.
+func (a Accounting) Counts() ledger.Counts {
+	return ledger.Counts{RowsIn: a.RowsIn, DocsOut: a.DocsOut, Filtered: a.Filtered, Skipped: a.Skipped,
+		Entries: a.Entries, UnitDocs: a.UnitDocs, Funnel: a.Funnel}
+}
+
+// LedgerDir is the folder, beside a Multi run's shard files, of their
+// ledger files.
+const LedgerDir = "ledger"
+
+// LedgerURI is the ledger file of the shard file at uri (a Multi format's
+// rows, one per entry): LedgerDir/<the shard file's name> in its folder.
+func LedgerURI(uri string) string {
+	i := strings.LastIndex(uri, "/")
+	return uri[:i+1] + LedgerDir + "/" + uri[i+1:]
 }
 
 // Schema is the ordered output column list of a run; every shard of a run

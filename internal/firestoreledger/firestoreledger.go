@@ -85,6 +85,9 @@ type shardDoc struct {
 	DocsOut  int64            `firestore:"docs_out"`
 	Filtered map[string]int64 `firestore:"filtered"`
 	Skipped  int64            `firestore:"skipped"`
+	Entries  int64            `firestore:"entries,omitempty"`
+	UnitDocs map[string]int64 `firestore:"unit_docs,omitempty"`
+	Funnel   map[string]int64 `firestore:"funnel,omitempty"`
 	Output   string           `firestore:"output"`
 	SHA256   string           `firestore:"sha256"`
 	EntryID  string           `firestore:"entry_id"`
@@ -115,7 +118,8 @@ func toShard(d shardDoc) ledger.Shard {
 	return ledger.Shard{
 		BadRows: bad, BadRowsMore: d.BadMore,
 		RunID: d.RunID, Index: d.Index, Status: ledger.Status(d.Status), Attempts: d.Attempts, Lease: d.Lease,
-		Counts: ledger.Counts{RowsIn: d.RowsIn, DocsOut: d.DocsOut, Filtered: d.Filtered, Skipped: d.Skipped},
+		Counts: ledger.Counts{RowsIn: d.RowsIn, DocsOut: d.DocsOut, Filtered: d.Filtered, Skipped: d.Skipped,
+			Entries: d.Entries, UnitDocs: d.UnitDocs, Funnel: d.Funnel},
 		Output: d.Output, SHA256: d.SHA256, EntryID: d.EntryID, Error: d.Error, LastError: d.LastErr,
 		Started: d.Started, Finished: d.Finished,
 	}
@@ -130,6 +134,7 @@ func fromShard(s ledger.Shard, now time.Time) shardDoc {
 		BadRows: bad, BadMore: s.BadRowsMore,
 		RunID: s.RunID, Index: s.Index, Status: string(s.Status), Attempts: s.Attempts, Lease: s.Lease,
 		RowsIn: s.Counts.RowsIn, DocsOut: s.Counts.DocsOut, Filtered: s.Counts.Filtered, Skipped: s.Counts.Skipped,
+		Entries: s.Counts.Entries, UnitDocs: s.Counts.UnitDocs, Funnel: s.Counts.Funnel,
 		Output: s.Output, SHA256: s.SHA256, EntryID: s.EntryID, Error: s.Error, LastErr: s.LastError,
 		Started: s.Started, Finished: s.Finished, Updated: now,
 	}

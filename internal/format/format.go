@@ -50,10 +50,16 @@ type Input struct {
 	EntryID string
 	// Structure is set for FromStructure formats.
 	Structure *structure.Structure
-	// Record holds the projected manifest columns for FromRecord formats,
-	// keyed by column name; values are string, int64, float64, bool, []int64,
+	// Record holds the projected manifest columns a format reads
+	// (RecordColumns: all of a FromRecord format's input; a structure
+	// format's extra columns, such as a PDB entry's header fields), keyed
+	// by column name; values are string, int64, float64, bool, []int64,
 	// []float64, []string or nil.
 	Record map[string]any
+	// Data is the row's object bytes (plain or gzip), set instead of
+	// Structure for a format that reads them itself (Raw). They are valid
+	// only during Generate: the pipeline may reuse them for the next row.
+	Data []byte
 }
 
 // Result is the outcome of one row.
@@ -72,6 +78,30 @@ type Result struct {
 	// format counts none. The corpus report reads these counts instead of
 	// decompressing and re-tokenizing every document.
 	Mix []int64
+	// Units are the documents of a row of a Multi format, in order (none
+	// is a valid outcome: the row's ledger row says why); Document,
+	// Values, Mix and Filtered are then unused.
+	Units []Unit
+	// Ledger is a Multi format's ledger row for the manifest row, aligned
+	// with its LedgerColumns; nil when the row is Filtered.
+	Ledger []any
+	// Funnel is a Multi row's named counts (units without a document by
+	// reason, chains dropped by reason, documents a known quirk touched):
+	// the corpus accounting and the report's funnel sum them.
+	Funnel map[string]int64
+}
+
+// Unit is one document of a Multi format's row.
+type Unit struct {
+	// EntryID is the document's own entry id (its seed), e.g. a PDB
+	// entry's "1abc_A" or "1abc_assembly1".
+	EntryID string
+	// Kind is the document's subset ("monomer", "multimer"): the
+	// accounting counts documents by it.
+	Kind     string
+	Document string
+	Values   []any
+	Mix      []int64
 }
 
 // Token mix classes the corpus report reads (Mixer); they are also its
@@ -117,6 +147,39 @@ type Format interface {
 	// be generated (a data-quality failure that fails the shard), never a
 	// designed-in filter.
 	Generate(in Input) (Result, error)
+}
+
+// Raw is a FromStructure format that reads each row's object itself (the
+// whole entry, with the categories a parsed Structure does not keep: a
+// PDB entry's entities and assemblies): the pipeline fetches the bytes
+// into Input.Data and parses nothing. One read and one parse per row.
+type Raw interface {
+	Format
+	ReadsRaw() bool
+}
+
+// ReadsRaw reports whether f is a Raw format that reads raw bytes.
+func ReadsRaw(f Format) bool {
+	r, ok := f.(Raw)
+	return ok && r.ReadsRaw()
+}
+
+// Multi is a format that writes any number of documents per manifest row
+// (Result.Units: contacts-v1 with units=chains,assembly1 writes a PDB
+// entry's curated chains and its biological assembly), and a ledger row
+// per manifest row (Result.Ledger), written beside the shard's documents
+// as a parquet file of LedgerColumns (see package corpus: LedgerURI).
+type Multi interface {
+	Format
+	// LedgerColumns are the ledger file's columns; nil when the format,
+	// with its options, writes one document per row (not Multi).
+	LedgerColumns() []Column
+}
+
+// IsMulti reports whether f writes several documents per row.
+func IsMulti(f Format) bool {
+	m, ok := f.(Multi)
+	return ok && m.LedgerColumns() != nil
 }
 
 // Neural is implemented by formats whose per-row cost is a neural network

@@ -32,12 +32,54 @@ type Run struct {
 	Created  time.Time         `json:"created"`
 }
 
-// Counts is a shard's accounting: RowsIn = DocsOut + sum(Filtered) + Skipped.
+// Counts is a shard's accounting: RowsIn = DocsOut + sum(Filtered) +
+// Skipped; for a format that writes several documents per row (Entries
+// set) RowsIn = Entries + sum(Filtered) + Skipped and DocsOut =
+// sum(UnitDocs). Funnel holds such a format's named counts (chains
+// dropped by reason, ...). See corpus.Accounting.
 type Counts struct {
 	RowsIn   int64            `json:"rows_in"`
 	DocsOut  int64            `json:"docs_out"`
 	Filtered map[string]int64 `json:"filtered,omitempty"`
 	Skipped  int64            `json:"skipped"`
+	Entries  int64            `json:"entries,omitempty"`
+	UnitDocs map[string]int64 `json:"unit_docs,omitempty"`
+	Funnel   map[string]int64 `json:"funnel,omitempty"`
+}
+
+// Balanced reports whether every row is counted once (see Counts).
+func (c Counts) Balanced() bool {
+	sum := c.Skipped
+	for _, n := range c.Filtered {
+		sum += n
+	}
+	if c.Entries == 0 {
+		return c.RowsIn == c.DocsOut+sum
+	}
+	var docs int64
+	for _, n := range c.UnitDocs {
+		docs += n
+	}
+	return c.RowsIn == c.Entries+sum && c.DocsOut == docs
+}
+
+// Add adds o's counts to c (c's maps are created as needed).
+func (c *Counts) Add(o Counts) {
+	c.RowsIn += o.RowsIn
+	c.DocsOut += o.DocsOut
+	c.Skipped += o.Skipped
+	c.Entries += o.Entries
+	for _, m := range []struct {
+		dst *map[string]int64
+		src map[string]int64
+	}{{&c.Filtered, o.Filtered}, {&c.UnitDocs, o.UnitDocs}, {&c.Funnel, o.Funnel}} {
+		for k, n := range m.src {
+			if *m.dst == nil {
+				*m.dst = map[string]int64{}
+			}
+			(*m.dst)[k] += n
+		}
+	}
 }
 
 // MaxBadRows bounds the bad rows a failed shard records (Shard.BadRows);

@@ -52,7 +52,7 @@ type Config struct {
 	OnPlan func(p *planner.Result)
 	// OnRow is called for every row written (from several goroutines; it
 	// must be safe for concurrent use).
-	OnRow func(outcome string)
+	OnRow func(outcome string, docs int)
 	// OnShard is called after each shard (from several goroutines).
 	OnShard func(res shardfn.Result, err error)
 	// Tracker, when set, records the reads and writes in flight and the

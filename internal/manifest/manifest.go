@@ -192,23 +192,7 @@ var ErrMissingColumn = errors.New("missing required column")
 // permanent and name the file and the column.
 func Resolve(s Schema, uriColumn, textColumn string, record []format.Column, exclude, passthrough []string) (Projection, error) {
 	var p Projection
-	need := func(name string, want ...format.ColumnType) error {
-		c, ok := s.Column(name)
-		if !ok {
-			if i := slices.Index(s.Unsupported, name); i >= 0 {
-				t := "?"
-				if i < len(s.UnsupportedTypes) {
-					t = s.UnsupportedTypes[i]
-				}
-				return derrors.Permanent(fmt.Errorf("manifest %s: column %q has an unsupported type %s (the pipeline carries strings, integers, floats, booleans and lists of them)", s.URI, name, t))
-			}
-			return derrors.Permanent(fmt.Errorf("manifest %s: %w %q (its columns: %s)", s.URI, ErrMissingColumn, name, strings.Join(names(s.Columns), ", ")))
-		}
-		if len(want) > 0 && !slices.Contains(want, c.Type) {
-			return derrors.Permanent(fmt.Errorf("manifest %s: column %q has type %s, want %s", s.URI, name, TypeName(c.Type), typeNames(want)))
-		}
-		return nil
-	}
+	need := func(name string, want ...format.ColumnType) error { return s.need(name, want...) }
 	if err := need(EntryIDColumn, format.String, format.Int64); err != nil {
 		return p, err
 	}
@@ -259,6 +243,40 @@ func Resolve(s Schema, uriColumn, textColumn string, record []format.Column, exc
 		p.Passthrough = append(p.Passthrough, c)
 	}
 	return p, nil
+}
+
+// Require checks that s has the columns a structure format reads besides
+// the structure (format.Format.RecordColumns: a PDB entry's header fields)
+// and adds them to p.Record. Errors are permanent and name the file, the
+// column and the format's use of it.
+func (p *Projection) Require(s Schema, cols []format.Column, why string) error {
+	for _, c := range cols {
+		if err := s.need(c.Name, c.Type); err != nil {
+			return fmt.Errorf("%w (%s)", err, why)
+		}
+	}
+	p.Record = append(p.Record, cols...)
+	return nil
+}
+
+// need checks that s has the named column, of one of the wanted types when
+// any are given.
+func (s Schema) need(name string, want ...format.ColumnType) error {
+	c, ok := s.Column(name)
+	if !ok {
+		if i := slices.Index(s.Unsupported, name); i >= 0 {
+			t := "?"
+			if i < len(s.UnsupportedTypes) {
+				t = s.UnsupportedTypes[i]
+			}
+			return derrors.Permanent(fmt.Errorf("manifest %s: column %q has an unsupported type %s (the pipeline carries strings, integers, floats, booleans and lists of them)", s.URI, name, t))
+		}
+		return derrors.Permanent(fmt.Errorf("manifest %s: %w %q (its columns: %s)", s.URI, ErrMissingColumn, name, strings.Join(names(s.Columns), ", ")))
+	}
+	if len(want) > 0 && !slices.Contains(want, c.Type) {
+		return derrors.Permanent(fmt.Errorf("manifest %s: column %q has type %s, want %s", s.URI, name, TypeName(c.Type), typeNames(want)))
+	}
+	return nil
 }
 
 // Dropped returns the columns of s that a shard with projection cols

@@ -19,25 +19,42 @@ import (
 // returns its bytes. Same input, same bytes. Used to build manifests for
 // samples, tests and benchmarks.
 func Encode(cols []format.Column, rows [][]any, rowGroupRows int) ([]byte, error) {
+	if rowGroupRows <= 0 {
+		rowGroupRows = max(1, len(rows))
+	}
+	var groups [][][]any
+	for lo := 0; lo < len(rows) || lo == 0; lo += rowGroupRows {
+		groups = append(groups, rows[lo:min(len(rows), lo+rowGroupRows)])
+		if len(rows) == 0 {
+			break
+		}
+	}
+	return EncodeGroups(cols, groups)
+}
+
+// EncodeGroups is Encode with the row groups given: one per element of
+// groups, in order (an empty file has one empty group).
+func EncodeGroups(cols []format.Column, groups [][][]any) ([]byte, error) {
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = arrow.Field{Name: c.Name, Type: ArrowType(c.Type), Nullable: c.Nullable}
 	}
 	as := arrow.NewSchema(fields, nil)
-	if rowGroupRows <= 0 {
-		rowGroupRows = max(1, len(rows))
+	largest := 1
+	for _, g := range groups {
+		largest = max(largest, len(g))
 	}
 	var buf bytes.Buffer
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithCreatedBy("foldcorpus"), parquet.WithMaxRowGroupLength(int64(rowGroupRows)))
+		parquet.WithCreatedBy("foldcorpus"), parquet.WithMaxRowGroupLength(int64(largest)))
 	fw, err := pqarrow.NewFileWriter(as, &buf, props, pqarrow.NewArrowWriterProperties())
 	if err != nil {
 		return nil, err
 	}
 	rb := array.NewRecordBuilder(memory.DefaultAllocator, as)
 	defer rb.Release()
-	for lo := 0; lo < len(rows) || lo == 0; lo += rowGroupRows {
-		for _, row := range rows[lo:min(len(rows), lo+rowGroupRows)] {
+	for _, group := range groups {
+		for _, row := range group {
 			if len(row) != len(cols) {
 				return nil, fmt.Errorf("manifest.Encode: row has %d values for %d columns", len(row), len(cols))
 			}
@@ -52,9 +69,6 @@ func Encode(cols []format.Column, rows [][]any, rowGroupRows int) ([]byte, error
 		rec.Release()
 		if err != nil {
 			return nil, err
-		}
-		if len(rows) == 0 {
-			break
 		}
 	}
 	if err := fw.Close(); err != nil {

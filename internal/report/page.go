@@ -62,7 +62,16 @@ figcaption { font-size: 0.85em; text-align: center; }
 {{range .Reasons}}<tr><td class="l">filtered: {{.Name}}</td><td>{{.N}}</td></tr>
 {{end}}<tr><td class="l">skipped (lenient missing)</td><td>{{.A.Skipped}}</td></tr>
 </table>
-
+{{if .A.Entries}}
+<h2>Funnel: entries, chains, documents</h2>
+<p>Each row is an entry (a PDB structure); its documents are its curated chains and its assembly. Every chain or unit without a document is counted here by its reason; the shard's ledger files (<code>ledger/</code>) hold one row per entry.</p>
+<table>
+<tr><th class="l">count</th><th>n</th></tr>
+<tr><td class="l">entries processed</td><td>{{.A.Entries}}</td></tr>
+{{range $k, $n := .A.UnitDocs}}<tr><td class="l">documents: {{$k}}</td><td>{{$n}}</td></tr>
+{{end}}{{range $k, $n := .A.Funnel}}<tr><td class="l">{{$k}}</td><td>{{$n}}</td></tr>
+{{end}}</table>
+{{end}}
 <h2>Failures</h2>
 {{if .A.Failures}}<table>
 <tr><th>shard</th><th class="l">status</th><th>attempts</th><th class="l">entry id</th><th class="l">error</th></tr>

@@ -66,7 +66,13 @@ type Accounting struct {
 	DocsOut  int64            `json:"docs_out"`
 	Filtered map[string]int64 `json:"filtered"`
 	Skipped  int64            `json:"skipped"`
-	Balanced bool             `json:"balanced"` // rows_in == docs_out + sum(filtered) + skipped, over the done shards
+	Balanced bool             `json:"balanced"` // rows_in == docs_out + sum(filtered) + skipped, over the done shards (ledger.Counts.Balanced)
+	// A format writing several documents per row (a PDB entry's chains
+	// and assembly): the entries processed, the documents by kind and
+	// the funnel's named counts (chains kept and dropped by reason, ...).
+	Entries  int64            `json:"entries,omitempty"`
+	UnitDocs map[string]int64 `json:"unit_docs,omitempty"`
+	Funnel   map[string]int64 `json:"funnel,omitempty"`
 	// Complete: every shard is done (none failed, dead-lettered or
 	// missing). The counts above cover the done shards only: a failed
 	// shard writes no documents.
@@ -186,14 +192,8 @@ func formatFromMeta(meta map[string]string) string {
 // metadata otherwise; it lists every shard that did not finish.
 func accounting(files []*shardFile, shards []ledger.Shard, total int) Accounting {
 	a := Accounting{Filtered: map[string]int64{}, Failures: []Failure{}, Missing: []int{}}
-	add := func(c ledger.Counts) {
-		a.RowsIn += c.RowsIn
-		a.DocsOut += c.DocsOut
-		a.Skipped += c.Skipped
-		for r, n := range c.Filtered {
-			a.Filtered[r] += n
-		}
-	}
+	var sum ledger.Counts
+	add := func(c ledger.Counts) { sum.Add(c) }
 	have := map[int]bool{}
 	if len(shards) > 0 {
 		a.Source = "ledger"
@@ -219,8 +219,7 @@ func accounting(files []*shardFile, shards []ledger.Shard, total int) Accounting
 			if c, ok := countsFromMeta(f.Meta); ok {
 				add(c)
 			} else {
-				a.RowsIn += f.Rows
-				a.DocsOut += f.Rows
+				sum.Add(ledger.Counts{RowsIn: f.Rows, DocsOut: f.Rows})
 			}
 		}
 	}
@@ -230,11 +229,12 @@ func accounting(files []*shardFile, shards []ledger.Shard, total int) Accounting
 		}
 	}
 	a.ShardsMissing = len(a.Missing)
-	var filtered int64
-	for _, n := range a.Filtered {
-		filtered += n
+	a.RowsIn, a.DocsOut, a.Skipped, a.Entries = sum.RowsIn, sum.DocsOut, sum.Skipped, sum.Entries
+	for r, n := range sum.Filtered {
+		a.Filtered[r] = n
 	}
-	a.Balanced = a.RowsIn == a.DocsOut+filtered+a.Skipped
+	a.UnitDocs, a.Funnel = sum.UnitDocs, sum.Funnel
+	a.Balanced = sum.Balanced()
 	a.Complete = a.ShardsFailed == 0 && a.ShardsMissing == 0
 	return a
 }

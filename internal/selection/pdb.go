@@ -63,6 +63,9 @@ type PDBTask struct {
 	EstResidues            int64 // protein residues in the ASU, estimated from the header
 	Assembly1ProteinChains int64
 	ProcessingRank         int64 // 0-based place in the processing order
+	// Cost is the entry's estimated work (EstCost), by which the
+	// generation manifest's row groups are balanced.
+	Cost int64
 }
 
 // PDBSelection is the result of SelectPDB.
@@ -103,6 +106,8 @@ func SelectPDB(entries []pdbheader.Entry, opts PDBOptions) *PDBSelection {
 		s.Tasks = append(s.Tasks, PDBTask{PDBID: e.PDBID, Path: e.Path, ReleaseDate: *e.ReleaseDate,
 			Resolution: e.Resolution, Method: method, EstResidues: int64(float64(sum*chains) / float64(ents)),
 			Assembly1ProteinChains: e.NAssembly1ProteinChains})
+		t := &s.Tasks[len(s.Tasks)-1]
+		t.Cost = EstCost(t.EstResidues, chains, t.Assembly1ProteinChains)
 	}
 	sort.SliceStable(s.Tasks, func(i, j int) bool {
 		a, b := s.Tasks[i], s.Tasks[j]

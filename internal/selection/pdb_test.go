@@ -129,6 +129,7 @@ func TestSelectPDBMatchesExp222(t *testing.T) {
 			}
 			w := PDBTask{PDBID: g.Task.PDBID, Path: g.Metadata.Path, ReleaseDate: g.Task.ReleaseDate, Resolution: g.Task.Resolution,
 				Method: g.Task.Method, EstResidues: g.Task.EstResidues, Assembly1ProteinChains: g.Task.Assembly1ProteinChains, ProcessingRank: g.Task.ProcessingRank}
+			got.Cost = 0 // ours: the balancing's estimate
 			if !reflect.DeepEqual(got, w) {
 				t.Errorf("%s: task %+v, want %+v", g.File, got, w)
 			}
@@ -204,15 +205,24 @@ func TestWritePDB(t *testing.T) {
 	if err := WritePDB(context.Background(), sel, out, 10, &st); err != nil {
 		t.Fatal(err)
 	}
+	// every selected entry once, with its processing rank; each row group
+	// (a shard's unit) largest entry first
 	var rank int64
+	seen := map[int64]bool{}
 	for _, sh := range st.Shards {
 		err := manifest.ReadShard(context.Background(), localblob.Store{}, filepath.Join(out, sh.Path), nil,
 			[]string{"entry_id", "est_residues", "processing_rank"}, func(r *manifest.Rows) error {
+				last := int64(-1)
 				for _, v := range r.Values {
-					task := sel.Tasks[rank]
-					if v[0] != task.PDBID || v[1] != task.EstResidues || v[2] != rank {
-						t.Errorf("manifest row %d: %v, want %s %d %d", rank, v, task.PDBID, task.EstResidues, rank)
+					rk := v[2].(int64)
+					task := sel.Tasks[rk]
+					if v[0] != task.PDBID || v[1] != task.EstResidues || seen[rk] {
+						t.Errorf("manifest row %d: %v, want %s %d %d once", rank, v, task.PDBID, task.EstResidues, rk)
 					}
+					if last >= 0 && task.Cost > last {
+						t.Errorf("row group at row %d: %s (cost %d) after a cheaper entry (%d)", r.First, task.PDBID, task.Cost, last)
+					}
+					seen[rk], last = true, task.Cost
 					rank++
 				}
 				return nil

@@ -44,6 +44,32 @@ type PDBFunnelStep struct {
 	Rows   int64  `json:"rows"`
 }
 
+// PDBBalance says how even the generation manifest's row groups are by
+// cost (EstCost): a run's shard is one or more row groups.
+type PDBBalance struct {
+	RowGroupRows int   `json:"row_group_rows"`
+	RowGroups    int   `json:"row_groups"`
+	MaxCost      int64 `json:"max_group_cost"`
+	MeanCost     int64 `json:"mean_group_cost"`
+	// LargestEntryShare is the costliest entry's share of its group's
+	// cost (1: it is its group's whole cost, its shard's wall).
+	LargestEntryShare float64 `json:"largest_entry_share_of_its_group"`
+	total, largest    int64
+}
+
+func (b *PDBBalance) add(cost int64, g []PDBTask) {
+	b.RowGroups++
+	b.total += cost
+	b.MaxCost = max(b.MaxCost, cost)
+	b.MeanCost = b.total / int64(b.RowGroups)
+	if len(g) > 0 && cost > 0 && g[0].Cost > 0 {
+		// g is in descending cost: g[0] is its largest entry
+		if share := float64(g[0].Cost) / float64(cost); b.LargestEntryShare == 0 || g[0].Cost >= b.largest {
+			b.LargestEntryShare, b.largest = share, g[0].Cost
+		}
+	}
+}
+
 // PDBShard is one written shard of the generation manifest.
 type PDBShard struct {
 	Index int    `json:"index"`
@@ -70,6 +96,7 @@ type PDBStats struct {
 	EstResidues    int64            `json:"est_residues_selected"`
 	FiltersFile    string           `json:"filters_file"` // every entry's filter, in input order
 	Shards         []PDBShard       `json:"shards"`
+	Balance        PDBBalance       `json:"balance"`
 	ElapsedSeconds float64          `json:"elapsed_seconds"`
 }
 
@@ -119,26 +146,44 @@ func WritePDB(ctx context.Context, sel *PDBSelection, outDir string, shardSize i
 	for _, c := range cols {
 		st.Columns = append(st.Columns, c.Name)
 	}
-	for lo := 0; lo < len(sel.Tasks) || lo == 0; lo += shardSize {
+	groups := BalanceGroups(sel.Tasks, min(shardSize, PDBRowGroupRows))
+	perFile := max(1, shardSize/PDBRowGroupRows)
+	st.Balance = PDBBalance{RowGroupRows: min(shardSize, PDBRowGroupRows)}
+	for lo := 0; lo < len(groups) || lo == 0; lo += perFile {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		tasks := sel.Tasks[lo:min(len(sel.Tasks), lo+shardSize)]
-		rows := make([][]any, len(tasks))
-		for i, t := range tasks {
-			var res any
-			if t.Resolution != nil {
-				res = *t.Resolution
+		var file [][][]any
+		var n int64
+		for _, g := range groups[lo:min(len(groups), lo+perFile)] {
+			rows := make([][]any, len(g))
+			var cost int64
+			for i, t := range g {
+				var res any
+				if t.Resolution != nil {
+					res = *t.Resolution
+				}
+				rows[i] = []any{t.PDBID, t.Path, t.ReleaseDate, res, t.Method, t.EstResidues, t.Assembly1ProteinChains, t.ProcessingRank}
+				st.EstResidues += t.EstResidues
+				cost += t.Cost
 			}
-			rows[i] = []any{t.PDBID, t.Path, t.ReleaseDate, res, t.Method, t.EstResidues, t.Assembly1ProteinChains, t.ProcessingRank}
-			st.EstResidues += t.EstResidues
+			st.Balance.add(cost, g)
+			file = append(file, rows)
+			n += int64(len(rows))
+		}
+		if file == nil {
+			file = [][][]any{nil}
 		}
 		rel := filepath.Join(PDBManifestDir, fmt.Sprintf("shard_%05d.parquet", len(st.Shards)))
-		if err := writeParquet(filepath.Join(staging, rel), cols, rows); err != nil {
-			return err
+		data, err := manifest.EncodeGroups(cols, file)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(staging, rel), data, 0o644)
 		}
-		st.Shards = append(st.Shards, PDBShard{Index: len(st.Shards), Rows: int64(len(rows)), Path: rel})
-		if len(sel.Tasks) == 0 {
+		if err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		st.Shards = append(st.Shards, PDBShard{Index: len(st.Shards), Rows: n, Path: rel})
+		if len(groups) == 0 {
 			break
 		}
 	}

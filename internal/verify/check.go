@@ -119,7 +119,7 @@ func (v *verifier) checkFile(ctx context.Context, i int, o *object) (*fileCheck,
 		c.add(o, i, "rows_in", "its accounting says %d rows in; the shard's manifest rows are %d", a.RowsIn, p.rows)
 	}
 	if !a.Balanced() {
-		c.add(o, i, "balance", "rows_in %d != %d documents + %d filtered %v + %d skipped", a.RowsIn, a.DocsOut, sum(a.Filtered), a.Filtered, a.Skipped)
+		c.add(o, i, "balance", "rows_in %d != %d documents + %d filtered %v + %d skipped (a multi-document format: %d entries, documents by kind %v)", a.RowsIn, a.DocsOut, sum(a.Filtered), a.Filtered, a.Skipped, a.Entries, a.UnitDocs)
 	}
 	if int64(len(a.SkippedIDs)) != a.Skipped {
 		c.add(o, i, "balance", "%d rows skipped, but %d skipped entry ids named", a.Skipped, len(a.SkippedIDs))
@@ -136,6 +136,13 @@ func (v *verifier) checkFile(ctx context.Context, i int, o *object) (*fileCheck,
 	}
 	if int64(len(ids)) != m.NumRows {
 		c.add(o, i, "rows", "%d entry ids read; the footer says %d rows", len(ids), m.NumRows)
+	}
+	if a.Multi {
+		// documents of a Multi format carry their units' ids; the shard's
+		// ledger file has one row per entry, under the manifest's id
+		if ids, ok, err = v.ledgerIDs(ctx, o, c, i); err != nil || !ok {
+			return c, err
+		}
 	}
 	if c.unchecked {
 		return c, nil
@@ -204,6 +211,33 @@ func (v *verifier) readFile(ctx context.Context, o *object, c *fileCheck, i int)
 	}
 	if len(bad) > 0 {
 		c.add(o, i, "sha1", "%d documents differ from their sha1: %s", len(bad), named(bad))
+	}
+	return ids, true, nil
+}
+
+// ledgerIDs reads the entry ids of the ledger file of o, a Multi format's
+// shard (corpus.LedgerURI): one per entry, as many as its accounting's
+// Entries. A missing or unreadable ledger file, or another count, is a
+// finding (not ok).
+func (v *verifier) ledgerIDs(ctx context.Context, o *object, c *fileCheck, i int) (_ []string, ok bool, _ error) {
+	uri := corpus.LedgerURI(o.uri)
+	var ids []string
+	err := manifest.ReadShard(ctx, v.store, uri, nil, []string{corpus.EntryID}, func(r *manifest.Rows) error {
+		for _, row := range r.Values {
+			ids = append(ids, idString(row[0]))
+		}
+		return nil
+	})
+	if err := fatal(ctx, err); err != nil {
+		return nil, false, err
+	}
+	if err != nil {
+		c.add(o, i, "ledger", "its ledger file %s cannot be read: %s", uri, derrors.Describe(err))
+		return nil, false, nil
+	}
+	if n := o.meta.Accounting.Entries; int64(len(ids)) != n {
+		c.add(o, i, "ledger", "its ledger file %s has %d rows; its accounting says %d entries", uri, len(ids), n)
+		return nil, false, nil
 	}
 	return ids, true, nil
 }
@@ -278,7 +312,7 @@ func (v *verifier) checkLedger() {
 			continue
 		}
 		a := o.meta.Accounting
-		got := ledger.Counts{RowsIn: a.RowsIn, DocsOut: a.DocsOut, Filtered: a.Filtered, Skipped: a.Skipped}
+		got := a.Counts()
 		if !sameCounts(got, s.Counts) {
 			v.rep.Disagrees = append(v.rep.Disagrees, Disagreement{Name: o.name, Shard: i, Check: "ledger",
 				Detail: fmt.Sprintf("the ledger records %s; the file's footer %s", countsString(s.Counts), countsString(got))})
@@ -287,16 +321,21 @@ func (v *verifier) checkLedger() {
 }
 
 func sameCounts(a, b ledger.Counts) bool {
-	if a.RowsIn != b.RowsIn || a.DocsOut != b.DocsOut || a.Skipped != b.Skipped {
+	if a.RowsIn != b.RowsIn || a.DocsOut != b.DocsOut || a.Skipped != b.Skipped || a.Entries != b.Entries {
 		return false
 	}
-	for k, n := range a.Filtered {
-		if b.Filtered[k] != n {
+	return sameMap(a.Filtered, b.Filtered) && sameMap(a.UnitDocs, b.UnitDocs) && sameMap(a.Funnel, b.Funnel)
+}
+
+// sameMap reports whether two count maps agree (a missing key counts 0).
+func sameMap(a, b map[string]int64) bool {
+	for k, n := range a {
+		if b[k] != n {
 			return false
 		}
 	}
-	for k, n := range b.Filtered {
-		if a.Filtered[k] != n {
+	for k, n := range b {
+		if a[k] != n {
 			return false
 		}
 	}

@@ -351,3 +351,24 @@ func (o *countingObject) Close() error {
 	o.n.Add(o.Object.BytesRead())
 	return o.Object.Close()
 }
+
+// strayLedgers reports the ledger files (corpus.LedgerDir) of a Multi
+// format's run whose shard file is absent: a writer that died between the
+// two writes (the shard file is written last), or a foreign object.
+func (v *verifier) strayLedgers(ctx context.Context, objs []*object) error {
+	uris, err := v.store.List(ctx, planner.JoinURI(planner.JoinURI(v.opts.Out, corpus.LedgerDir), "*"))
+	if err != nil {
+		return err
+	}
+	shards := make(map[string]bool, len(objs))
+	for _, o := range objs {
+		shards[o.name] = true
+	}
+	for _, u := range uris {
+		if name := path.Base(u); !shards[name] {
+			v.rep.Extra = append(v.rep.Extra, Extra{Name: corpus.LedgerDir + "/" + name, Kind: ExtraTemporary, Shard: -1,
+				Detail: "a ledger file without its shard file (the writer died between the two; a rerun of the shard rewrites both)"})
+		}
+	}
+	return nil
+}

@@ -198,6 +198,9 @@ func Verify(ctx context.Context, store blob.Store, opts Options) (_ *Report, err
 		return nil, err
 	}
 	v.checkLedger()
+	if err := v.strayLedgers(ctx, objs); err != nil {
+		return nil, err
+	}
 	v.sortFindings()
 	v.rep.Wall = time.Since(start)
 	return v.rep, nil

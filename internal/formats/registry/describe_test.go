@@ -45,7 +45,8 @@ func TestDescribe(t *testing.T) {
 
 func TestWithDefaults(t *testing.T) {
 	got := WithDefaults("contacts-v1", map[string]string{"think": "true"})
-	want := map[string]string{"think": "true", "context_length": "8192", "min_contact_degree": "0.001", "min_seq_separation": "6", "rotlib": "", "record": "false"}
+	want := map[string]string{"think": "true", "context_length": "8192", "min_contact_degree": "0.001", "min_seq_separation": "6", "rotlib": "", "record": "false",
+		"units": "structure", "curation": "none", "max_chains": "1", "clusters": "", "fix_chain_ids": "false"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("WithDefaults = %v, want %v", got, want)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/pdbunits"
 	"github.com/foldcorpus/foldcorpus/internal/needcgo"
 )
 
@@ -38,14 +39,23 @@ const (
 const (
 	OptRotlib = "rotlib" // folder (or gs://BUCKET/PREFIX) holding EBL.out and BEBL.out
 	OptRecord = "record" // "true": write the analysis records, not documents
+	// The complexes' options (exp222): what a row's documents are, the
+	// curation, the most chains of one, the cluster file, the chain-name
+	// quirk's correction.
+	OptUnits       = "units"
+	OptCuration    = "curation"
+	OptMaxChains   = "max_chains"
+	OptClusters    = "clusters"
+	OptFixChainIDs = "fix_chain_ids"
 )
 
 // Format is contacts-v1 from structures. It is safe for concurrent use
 // (the library is read-only and shared by every format of the process).
 type Format struct {
-	doc    *contactsv1.Format
-	lib    *confind.Library
-	record bool
+	doc       *contactsv1.Format
+	lib       *confind.Library
+	record    bool
+	maxChains int // analyze_structure's max_chains (1: MarinFold's default)
 }
 
 var _ format.Format = (*Format)(nil)
@@ -67,9 +77,18 @@ func New(opts map[string]string) (format.Format, error) {
 // store only local folders are accepted, as New.
 func NewFrom(ctx context.Context, store blob.Store, opts map[string]string) (format.Format, error) {
 	dir := opts[OptRotlib]
+	units, err := unitOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	if dir == "" {
+		if units.set != "" {
+			return nil, derrors.Permanent(fmt.Errorf("%s option %s needs %s=DIR (the documents are computed from structures)", contactsv1.Name, units.set, OptRotlib))
+		}
 		rest := maps.Clone(opts)
-		delete(rest, OptRotlib)
+		for _, k := range []string{OptRotlib, OptUnits, OptCuration, OptMaxChains, OptClusters, OptFixChainIDs} {
+			delete(rest, k) // at their defaults here
+		}
 		switch rest[OptRecord] {
 		case "", "false":
 			delete(rest, OptRecord)
@@ -82,7 +101,9 @@ func NewFrom(ctx context.Context, store blob.Store, opts map[string]string) (for
 		return nil, needcgo.Refuse(contactsv1.Name + " with " + OptRotlib)
 	}
 	rest := maps.Clone(opts)
-	delete(rest, OptRotlib)
+	for _, k := range []string{OptRotlib, OptUnits, OptCuration, OptMaxChains, OptClusters, OptFixChainIDs} {
+		delete(rest, k)
+	}
 	record := false
 	if v, ok := rest[OptRecord]; ok {
 		switch v {
@@ -105,7 +126,13 @@ func NewFrom(ctx context.Context, store blob.Store, opts map[string]string) (for
 		}
 		return nil, derrors.Permanent(fmt.Errorf("%s option %s=%s: %w", contactsv1.Name, OptRotlib, dir, err))
 	}
-	return &Format{doc: base.(*contactsv1.Format), lib: lib, record: record}, nil
+	if units.perEntry() {
+		if record {
+			return nil, derrors.Permanent(fmt.Errorf("%s option %s=true writes one record per structure: not with %s=%s", contactsv1.Name, OptRecord, OptUnits, units.units))
+		}
+		return units.format(ctx, store, base.(*contactsv1.Format).Config(), lib)
+	}
+	return &Format{doc: base.(*contactsv1.Format), lib: lib, record: record, maxChains: units.maxChains}, nil
 }
 
 // OptionList is contacts-v1's options (contactsv1.OptionList) with rotlib
@@ -113,7 +140,12 @@ func NewFrom(ctx context.Context, store blob.Store, opts map[string]string) (for
 func OptionList() []format.Option {
 	opts := append(contactsv1.OptionList(),
 		format.Option{Key: OptRotlib, Default: "", Doc: "rotamer library folder or gs://BUCKET/PREFIX (EBL.out, BEBL.out): compute the degrees from mmCIF rows; empty: read analysis records"},
-		format.Option{Key: OptRecord, Default: "false", Doc: "with rotlib: write the analysis records (reusable) instead of documents"})
+		format.Option{Key: OptRecord, Default: "false", Doc: "with rotlib: write the analysis records (reusable) instead of documents"},
+		format.Option{Key: OptUnits, Default: unitStructure, Doc: "with rotlib: a row's documents: structure (the structure whole), chains (each curated chain of a PDB entry alone), assembly1 (its biological assembly 1 whole) or chains,assembly1 (exp222's monomers and multimers; needs curation=af3 and a `select --pdb` manifest)"},
+		format.Option{Key: OptCuration, Default: curationNone, Doc: "none, or af3 (exp222's AlphaFold 3 / Protenix curation: model 1, waters, ligands and bad chains removed, each drop counted; with units=chains/assembly1)"},
+		format.Option{Key: OptMaxChains, Default: "1", Doc: "the most protein chains of one document (exp222's multimers: 60); a structure with more is filtered (multi_chain)"},
+		format.Option{Key: OptClusters, Default: "", Doc: "RCSB clusters-by-entity-40.txt (path or gs://), read once per process, for the cluster_ids column (-1 where absent)"},
+		format.Option{Key: OptFixChainIDs, Default: "false", Doc: "write multimers whose copies pyconfind's 2-character chain names merge (A10 into A1) corrected; off: exp222's documents, the touched ones counted"})
 	slices.SortFunc(opts, func(a, b format.Option) int { return strings.Compare(a.Key, b.Key) })
 	return opts
 }
@@ -145,7 +177,16 @@ func (f *Format) Generate(in format.Input) (format.Result, error) {
 	if in.Structure == nil {
 		return format.Result{}, derrors.Permanent(errors.New("contacts-v1 from structures: no structure"))
 	}
-	a, err := confind.AnalyzeNative(in.Structure, in.EntryID, f.lib)
+	var a *contactsv1.Analysis
+	var err error
+	if f.maxChains > 1 {
+		a, err = pdbunits.Analyze(in.Structure, f.lib, f.maxChains)
+		if a != nil {
+			a.EntryID = confind.EntryID(in.Structure, in.EntryID)
+		}
+	} else {
+		a, err = confind.AnalyzeNative(in.Structure, in.EntryID, f.lib)
+	}
 	switch {
 	case errors.Is(err, confind.ErrMultiChain):
 		return format.Result{Filtered: FilterMultiChain}, nil

@@ -3,11 +3,17 @@ package pdbunits
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/derrors"
 )
 
 // Clusters is an RCSB clusters-by-entity-40.txt table: "<PDBID>_<entity>"
@@ -96,4 +102,65 @@ func (c *Clusters) ID(pdbID, entityID string) int64 {
 		return id
 	}
 	return -1
+}
+
+// sharedClusters holds the cluster files read by this process, by URI.
+var sharedClusters struct {
+	sync.Mutex
+	tables map[string]*clusterLoad
+}
+
+type clusterLoad struct {
+	sync.Mutex
+	done bool
+	c    *Clusters
+	err  error
+}
+
+// SharedClusters is the cluster file a run option names (clusters=): a
+// local path, or a URI (gs://, file://) read through store; read once per
+// process, as the rotamer library is. A permanent failure (no such file,
+// not UTF-8) is kept; a transient one is retried by the next call. Errors
+// wrap derrors.ErrPermanent or ErrTransient as the store's do.
+func SharedClusters(ctx context.Context, store blob.Store, uri string) (*Clusters, error) {
+	sharedClusters.Lock()
+	if sharedClusters.tables == nil {
+		sharedClusters.tables = map[string]*clusterLoad{}
+	}
+	l := sharedClusters.tables[uri]
+	if l == nil {
+		l = &clusterLoad{}
+		sharedClusters.tables[uri] = l
+	}
+	sharedClusters.Unlock()
+	l.Lock()
+	defer l.Unlock()
+	if l.done {
+		return l.c, l.err
+	}
+	var data []byte
+	var err error
+	if blob.Scheme(uri) == "" {
+		data, err = os.ReadFile(uri)
+		if err != nil {
+			err = derrors.Permanent(err)
+		}
+	} else if store == nil {
+		err = derrors.Permanent(fmt.Errorf("%s is a URI, and no store was given to read it", uri))
+	} else {
+		data, err = store.ReadAll(ctx, uri)
+	}
+	if err == nil {
+		var c *Clusters
+		if c, err = ReadClusters(bytes.NewReader(data), uri); err == nil {
+			l.done, l.c = true, c
+			return c, nil
+		}
+		err = derrors.Permanent(err)
+	}
+	if errors.Is(err, derrors.ErrPermanent) || errors.Is(err, derrors.ErrNotFound) {
+		l.done, l.err = true, derrors.Permanent(fmt.Errorf("clusters %s: %w", uri, err))
+		return nil, l.err
+	}
+	return nil, fmt.Errorf("clusters %s: %w", uri, err)
 }

@@ -73,9 +73,18 @@ func ProcessEntry(data []byte, task Task, opt Options) (*Entry, error) {
 		return nil, fmt.Errorf("entry %s: read: %w", task.PDBID, err)
 	}
 	header := task.HeaderChains
+	if opt.NoMultimer {
+		header = 0 // no expansion: the ledger's status is replaced below
+	}
 	res, err := curation.Curate(e, curation.Options{MaxChains: opt.MaxChains, HeaderChains: &header})
 	if err != nil {
 		return nil, fmt.Errorf("entry %s: %w", task.PDBID, err)
+	}
+	if opt.NoMultimer {
+		res.HeaderChains, res.MultimerStatus = task.HeaderChains, StatusNotRequested
+	}
+	if opt.NoMonomers {
+		res.Monomers = nil
 	}
 	return Build(res, task.Meta, opt)
 }

@@ -82,7 +82,17 @@ type Options struct {
 	// carries curation's names (see quirk.go). Off by default: exp222's
 	// corpus is the one with the quirk.
 	FixChainIDs bool
+	// NoMonomers and NoMultimer leave a unit kind out (the run's units
+	// option: chains, assembly1): its documents are not analysed, and
+	// the ledger row says so (monomer_docs 0; multimer_status
+	// not_requested). The zero value is exp222's: both.
+	NoMonomers, NoMultimer bool
 }
+
+// StatusNotRequested is the ledger's multimer_status of a run that asked
+// for monomers only (units=chains): the assembly is neither expanded nor
+// analysed.
+const StatusNotRequested = "not_requested"
 
 // Unit is one analysed structure: a monomer (a kept ASU chain alone) or
 // the multimer (assembly 1's kept chains), in exp222's order.
@@ -338,4 +348,12 @@ func resolvedSeqSHA1(names []string) string {
 		h.Write([]byte(n))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Analyze is MarinFold's analyze_structure (native_only, assembly=None)
+// of st with max_chains=maxChains: the analysis record, or pyconfind's
+// error (*confind.AnalysisError; confind.ErrMultiChain when st has more
+// protein chains than maxChains).
+func Analyze(st *structure.Structure, lib *confind.Library, maxChains int) (*contactsv1.Analysis, error) {
+	return confindAnalyzer(lib)(st, maxChains)
 }

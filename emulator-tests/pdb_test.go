@@ -1,0 +1,169 @@
+package emulatortests
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/corpus"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/manifest"
+	"github.com/foldcorpus/foldcorpus/internal/selection"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+)
+
+// pdbEdge is the part of an edge line of the pdb-curation golden this
+// test checks: the selection's task, the ledger's multimer status and the
+// documents' ids and sha1s.
+type pdbEdge struct {
+	File        string `json:"file"`
+	PDBID       string `json:"pdb_id"`
+	EntryFilter string `json:"entry_filter"`
+	Task        *struct {
+		ReleaseDate string   `json:"release_date"`
+		Resolution  *float64 `json:"resolution"`
+		Method      string   `json:"method"`
+		EstResidues int64    `json:"est_residues"`
+		Chains      int64    `json:"assembly1_protein_chains"`
+		Rank        int64    `json:"processing_rank"`
+	} `json:"task"`
+	Ledger struct {
+		MultimerStatus string `json:"multimer_status"`
+	} `json:"ledger"`
+	Documents []struct {
+		EntryID string `json:"entry_id"`
+		SHA1    string `json:"sha1"`
+		Subset  string `json:"subset"`
+	} `json:"documents"`
+}
+
+// TestPDBCurationThroughEmulators is exp222's run in the cloud: the
+// golden's edge entries as gzip objects (as the mirror holds them), a
+// manifest of `select --pdb`'s columns, the cluster file and the mini
+// library in the bucket, and a run of contacts-v1 with
+// units=chains,assembly1 curation=af3 max_chains=60 through the deployed
+// functions (planner, Pub/Sub push, shard function). Every shard is done;
+// both subsets' documents are exp222's (entry ids and sha1s); each shard
+// has its ledger file with one row per entry and exp222's multimer
+// status; and `foldcorpus verify` finds the corpus whole.
+func TestPDBCurationThroughEmulators(t *testing.T) {
+	dir := testcorpus.Dir(t)
+	edge := filepath.Join(dir, "golden", "pdb-curation", "edge")
+	var gold []pdbEdge
+	f, err := os.Open(filepath.Join(edge, "pdb-curation-edge.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		var g pdbEdge
+		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
+			t.Fatal(err)
+		}
+		if g.EntryFilter == "selected" {
+			gold = append(gold, g)
+		}
+	}
+	f.Close()
+	s := newStack(t, stackOpts{})
+	lib := filepath.Join(dir, "golden", "confind-mini-rotlib")
+	for _, name := range []string{"EBL.out", "BEBL.out"} {
+		data, err := os.ReadFile(filepath.Join(lib, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.put(dataBucket, "rotlib/"+name, data, "")
+	}
+	clusters, err := os.ReadFile(filepath.Join(edge, "clusters-by-entity-40.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.put(dataBucket, "pdb/clusters-by-entity-40.txt", clusters, "")
+	var rows [][]any
+	wantDocs := map[string]string{}
+	wantStatus := map[string]string{}
+	wantSubsets := map[string]int64{}
+	for _, g := range gold {
+		data, err := os.ReadFile(filepath.Join(dir, g.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "pdb/" + g.PDBID + ".cif.gz"
+		s.put(dataBucket, name, gzipBytes(t, data), "")
+		var res any
+		if g.Task.Resolution != nil {
+			res = *g.Task.Resolution
+		}
+		rows = append(rows, []any{g.PDBID, "gs://" + dataBucket + "/" + name, g.Task.ReleaseDate, res, g.Task.Method,
+			g.Task.EstResidues, g.Task.Chains, g.Task.Rank})
+		for _, d := range g.Documents {
+			wantDocs[d.EntryID] = d.SHA1
+			wantSubsets[d.Subset]++
+		}
+		wantStatus[g.PDBID] = g.Ledger.MultimerStatus
+	}
+	mdata, err := manifest.Encode(selection.PDBManifestColumns(), rows, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifestURI := "gs://" + dataBucket + "/manifests/pdb.parquet"
+	s.put(dataBucket, "manifests/pdb.parquet", mdata, "")
+	spec, _ := json.Marshal(map[string]any{"manifest": manifestURI, "format": "contacts-v1",
+		"options": map[string]string{"rotlib": "gs://" + dataBucket + "/rotlib", "units": "chains,assembly1", "curation": "af3",
+			"max_chains": "60", "clusters": "gs://" + dataBucket + "/pdb/clusters-by-entity-40.txt"},
+		"row_groups_per_shard": 1})
+	gen := s.put(manifestBucket, "runs/pdb.run.json", spec, "")
+	runID := fmt.Sprintf("gs://%s/runs/pdb.run.json#%d", manifestBucket, gen)
+
+	shards := s.waitSettled(runID, 180*time.Second)
+	if len(shards) != (len(rows)+4)/5 {
+		t.Errorf("%d shards, want %d (one per row group of 5)", len(shards), (len(rows)+4)/5)
+	}
+	var sum ledger.Counts
+	for _, sh := range shards {
+		if sh.Status != ledger.Done {
+			t.Fatalf("shard %d: %s (%s)", sh.Index, sh.Status, sh.Error)
+		}
+		sum.Add(sh.Counts)
+	}
+	if !sum.Balanced() || sum.Entries != int64(len(gold)) || fmt.Sprint(sum.UnitDocs) != fmt.Sprint(wantSubsets) {
+		t.Errorf("ledger counts %+v: want %d entries, documents %v, balanced", sum, len(gold), wantSubsets)
+	}
+	docs, _ := s.outputs(shards)
+	if len(docs) != len(wantDocs) {
+		t.Errorf("%d documents through the functions, exp222 wrote %d", len(docs), len(wantDocs))
+	}
+	for _, d := range docs {
+		if w, ok := wantDocs[d[0]]; !ok || w != d[1] {
+			t.Errorf("document %s sha1 %s: exp222's is %q", d[0], d[1], w)
+		}
+	}
+	seen := 0
+	for _, sh := range shards {
+		err := manifest.ReadShard(s.ctx, s.store, corpus.LedgerURI(sh.Output), nil, []string{"entry_id", "multimer_status"}, func(r *manifest.Rows) error {
+			for _, v := range r.Values {
+				seen++
+				if id, _ := v[0].(string); wantStatus[id] != v[1] {
+					t.Errorf("ledger of %s: multimer_status %v, exp222 %q", id, v[1], wantStatus[id])
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("shard %d's ledger file: %v", sh.Index, err)
+		}
+	}
+	if seen != len(gold) {
+		t.Errorf("%d ledger rows, want %d (one per entry)", seen, len(gold))
+	}
+	out := shards[0].Output[:strings.LastIndex(shards[0].Output, "/")]
+	if msg, code := s.cli("verify", "--deep", "--manifest", manifestURI, "--row-groups-per-shard", "1", out); code != 0 {
+		t.Errorf("foldcorpus verify exited %d:\n%s", code, msg)
+	}
+}
