@@ -16,12 +16,14 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/foldcorpus/foldcorpus/internal/filelist"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
 	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
+	"github.com/foldcorpus/foldcorpus/internal/pdbheader"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
@@ -29,7 +31,8 @@ import (
 type docLine struct {
 	File      string `json:"file"`
 	EntryID   string `json:"entry_id,omitempty"`
-	Outcome   string `json:"outcome"` // document | filtered | error
+	Subset    string `json:"subset,omitempty"` // a PDB entry's document: monomer or multimer
+	Outcome   string `json:"outcome"`          // document | filtered | error
 	Reason    string `json:"reason,omitempty"`
 	Error     string `json:"error,omitempty"`
 	NumTokens int64  `json:"num_tokens"`
@@ -63,7 +66,11 @@ func runDoc(ctx context.Context, args []string) error {
 		fmt.Fprintln(fset.Output(), "usage: foldcorpus doc [--format F] [--residue-plddt-min X] [--opt k=v]... [--entry-id ID] FILE...\n\n"+
 			"Prints one JSON line per FILE (mmCIF or PDB format, plain or gzip): file, entry_id, outcome (document, filtered\n"+
 			"with reason, or error), num_tokens, sha1, document. Every FILE gets its line; the exit status is 1\n"+
-			"when any FILE's outcome is error (a filtered FILE is not an error).\n\nflags:")
+			"when any FILE's outcome is error (a filtered FILE is not an error).\n\n"+
+			"A PDB entry's documents (contacts-v1 with --opt rotlib=DIR --opt units=chains,assembly1 --opt curation=af3\n"+
+			"--opt max_chains=60, as exp222): one line per document, with its subset (monomer, multimer) and entry id\n"+
+			"(<pdb>_<chain>, <pdb>_assembly1); the header fields come from the file's own header scan, and the\n"+
+			"default entry id is the PDB id (the file name up to its first dot, lower-cased).\n\nflags:")
 		fset.PrintDefaults()
 	}
 	if err := parseFlags(fset, args); err != nil {
@@ -160,6 +167,9 @@ func newDocReader(f format.Format) *docReader {
 // entryID seeds the document; when empty it is derived from the file's
 // block name.
 func (r *docReader) appendLine(dst []byte, file, entryID string) ([]byte, string) {
+	if format.ReadsRaw(r.f) {
+		return r.appendEntry(dst, file, entryID)
+	}
 	line := docLine{File: file}
 	var err error
 	// A large file is parsed where it lies (mapped), without a copy; the
@@ -216,6 +226,63 @@ func (r *docReader) appendLine(dst []byte, file, entryID string) ([]byte, string
 	return dst, line.Outcome
 }
 
+// appendEntry generates the documents of a format that reads whole PDB
+// entries (contacts-v1 with units=chains/assembly1: format.Raw and
+// format.Multi) for file, one line per document (subset set), or one
+// "filtered" line naming why the entry has none. The header fields a
+// `select --pdb` manifest carries come from the file's own header scan
+// (pdbheader.Scan). entryID defaults to exp222's PDB id: the file name up
+// to its first dot, lower-cased.
+func (r *docReader) appendEntry(dst []byte, file, entryID string) ([]byte, string) {
+	line := docLine{File: file, EntryID: entryID}
+	if line.EntryID == "" {
+		line.EntryID, _ = filelist.EntryID(filelist.IDPDB, file)
+	}
+	var res format.Result
+	var genErr error
+	var err error
+	r.buf, err = r.read(file, r.buf, func(data []byte) error {
+		if len(data) == 0 {
+			return errEmptyFile
+		}
+		h := pdbheader.Scan(data, file)
+		if h.Error != nil {
+			return fmt.Errorf("header scan: %s", *h.Error)
+		}
+		rec := map[string]any{"release_date": "", "method": "", "resolution": nil, "assembly1_protein_chains": h.NAssembly1ProteinChains}
+		if h.ReleaseDate != nil {
+			rec["release_date"] = *h.ReleaseDate
+		}
+		if h.Method != nil {
+			rec["method"] = *h.Method
+		}
+		if h.Resolution != nil {
+			rec["resolution"] = *h.Resolution
+		}
+		res, genErr = r.f.Generate(format.Input{EntryID: line.EntryID, Data: data, Record: rec})
+		return nil
+	})
+	if err == nil {
+		err = genErr
+	}
+	if err != nil {
+		line.Outcome, line.Error = "error", fileError(file, err)
+		return appendDocLine(dst, line), line.Outcome
+	}
+	if len(res.Units) == 0 {
+		line.Outcome, line.Reason = "filtered", "no_documents"
+		return appendDocLine(dst, line), line.Outcome
+	}
+	for _, u := range res.Units {
+		l := docLine{File: file, EntryID: u.EntryID, Subset: u.Kind, Outcome: "document", Document: u.Document}
+		sum := sha1.Sum([]byte(u.Document))
+		l.SHA1 = hex.EncodeToString(sum[:])
+		l.NumTokens = numTokens(r.f, format.Result{Values: u.Values}, u.Document)
+		dst = appendDocLine(dst, l)
+	}
+	return dst, "document"
+}
+
 // numTokens is the format's num_tokens column, or the document's
 // space-separated token count when the format has none.
 func numTokens(f format.Format, res format.Result, doc string) int64 {
@@ -239,6 +306,9 @@ func appendDocLine(dst []byte, l docLine) []byte {
 	dst = appendJSONString(append(dst, `{"file":`...), l.File)
 	if l.EntryID != "" {
 		dst = appendJSONString(append(dst, `,"entry_id":`...), l.EntryID)
+	}
+	if l.Subset != "" {
+		dst = appendJSONString(append(dst, `,"subset":`...), l.Subset)
 	}
 	dst = appendJSONString(append(dst, `,"outcome":`...), l.Outcome)
 	if l.Reason != "" {
