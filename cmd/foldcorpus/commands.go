@@ -10,6 +10,7 @@ var commands = commandMap([]command{
 	{"fetch-manifest", "fetch a manifest from the Hugging Face Hub, projected (hf://datasets/OWNER/NAME[@REV][/PATH] --out DIR|gs://B/P)", runFetchManifest},
 	{"formats", "list the document formats, their input and each option with its default (set with --opt key=value)", runFormats},
 	{"inspect", "read mmCIF or PDB files and print models, chains, sequences, pLDDT and contacts", runInspect},
+	{"leakage", "exp222's leakage audit: a corpus's exact-sequence and 40% cluster overlap with an eval set (RUN_OUT --eval EVAL.csv)", runLeakage},
 	{"manifest", "list a folder or bucket of structure files as a manifest ('DIR/**/*.cif.gz' --out m.parquet)", runManifest},
 	{"publish", "publish a complete run's shards and a dataset card to the Hugging Face Hub (OUT hf://datasets/OWNER/NAME[@BRANCH][/PATH])", runPublish},
 	{"report", "write report/summary.json and report/index.html (plots) for a run's output (DIR or gs://...)", runReport},
