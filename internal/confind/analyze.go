@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/foldcorpus/foldcorpus/internal/contactrecord"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
-	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
@@ -50,7 +50,7 @@ func (e *AnalysisError) Unwrap() []error { return []error{e.Kind, derrors.ErrPer
 // prefix of error messages. Errors are *AnalysisError (classify them with
 // errors.Is against ErrNoProtein, ErrMultiChain and ErrNoNativeAtom).
 // AnalyzeNative does no I/O and is safe for concurrent use.
-func AnalyzeNative(st *structure.Structure, name string, lib *Library) (*contactsv1.Analysis, error) {
+func AnalyzeNative(st *structure.Structure, name string, lib *Library) (*contactrecord.Analysis, error) {
 	a, _, err := AnalyzeNativeResult(st, name, lib)
 	return a, err
 }
@@ -58,7 +58,7 @@ func AnalyzeNative(st *structure.Structure, name string, lib *Library) (*contact
 // AnalyzeNativeResult is AnalyzeNative that also returns pyconfind's
 // result (nil on error, except for the multi-chain error, which comes
 // after pyconfind's computation).
-func AnalyzeNativeResult(st *structure.Structure, name string, lib *Library) (*contactsv1.Analysis, *Result, error) {
+func AnalyzeNativeResult(st *structure.Structure, name string, lib *Library) (*contactrecord.Analysis, *Result, error) {
 	r, err := Compute(st, lib, true)
 	if err != nil {
 		if errors.Is(err, ErrNoNativeAtom) {
@@ -83,7 +83,7 @@ func AnalyzeNativeResult(st *structure.Structure, name string, lib *Library) (*c
 			"%s: found %d protein chains (%s) but max_chains=1. Raise max_chains to build a multi-chain document (see SPEC.md).",
 			name, len(ids), pyList(ids))}
 	}
-	a := &contactsv1.Analysis{EntryID: EntryID(st, name)}
+	a := &contactrecord.Analysis{EntryID: EntryID(st, name)}
 	plddt := GlobalPLDDT(st)
 	a.GlobalPLDDT = &plddt
 	np, nc := len(r.Positions), len(r.Contacts)

@@ -83,7 +83,7 @@ type Document struct {
 // one orientation coin flip per contact, and the think-run slots (think
 // only).
 func Generate(a *Analysis, cfg Config) (*Document, string, error) {
-	if err := a.Validate(); err != nil {
+	if err := Validate(a); err != nil {
 		return nil, "", err
 	}
 	doc, filtered := generate(a, cfg)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/foldcorpus/foldcorpus/internal/contactrecord"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 )
@@ -12,20 +13,12 @@ import (
 // Analysis is one pyconfind analysis record: the residues of a structure in
 // sequence order (name, author number, chain) and its contacts, each a pair
 // of 0-based residue indices seq_i < seq_j with a contact degree > 0.
+// It is defined in package contactrecord, below ConFind and the formats,
+// so that ConFind builds it without importing a format.
 //
 // The slices may alias the record they were decoded from; Generate never
 // modifies them.
-type Analysis struct {
-	EntryID string
-	// GlobalPLDDT is passed through to the output row; nil is null.
-	GlobalPLDDT *float64
-	ResName     []string
-	ResNum      []int64
-	ResChain    []string
-	ContactI    []int64
-	ContactJ    []int64
-	Degree      []float64
-}
+type Analysis = contactrecord.Analysis
 
 // RecordColumns are the manifest columns of an analysis record, as the
 // reference's analysis-record writer lays them out.
@@ -147,24 +140,24 @@ func AnalysisFromRecord(entryID string, rec map[string]any) (a *Analysis, err er
 	} else if ok && n != int64(len(a.ContactI)) {
 		return nil, fmt.Errorf("num_contacts is %d but contact_seq_i has %d entries", n, len(a.ContactI))
 	}
-	if err := a.validate(); err != nil {
+	if err := validate(a); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-// Validate checks the record's internal consistency: parallel arrays of
+// Validate checks a record's internal consistency: parallel arrays of
 // equal length, every contact 0 <= seq_i < seq_j < seq_len with a finite
 // degree > 0, no contact listed twice, and each chain one contiguous run of
 // residues. Errors wrap derrors.ErrPermanent and name the entry.
-func (a *Analysis) Validate() error {
-	if err := a.validate(); err != nil {
+func Validate(a *Analysis) error {
+	if err := validate(a); err != nil {
 		return derrors.Permanent(fmt.Errorf("contacts-v1 record %q: %w", a.EntryID, err))
 	}
 	return nil
 }
 
-func (a *Analysis) validate() error {
+func validate(a *Analysis) error {
 	n := len(a.ResName)
 	if len(a.ResNum) != n || len(a.ResChain) != n {
 		return fmt.Errorf("residue arrays differ in length: residue_resname %d, residue_resnum %d, residue_chain %d",

@@ -69,7 +69,7 @@ func Analyze(an Analyzer, format string, st *structure.Structure, entryID string
 	if a == nil {
 		return nil, "", derrors.Permanent(fmt.Errorf("%s(%s): the analysis returned no record", format, entryID))
 	}
-	if err := a.Validate(); err != nil {
+	if err := contactsv1.Validate(a); err != nil {
 		return nil, "", fmt.Errorf("%s(%s): %w", format, entryID, err)
 	}
 	return a, "", nil
