@@ -1,7 +1,6 @@
 package emulatortests
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,32 +14,8 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/selection"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus/pdbgolden"
 )
-
-// pdbEdge is the part of an edge line of the pdb-curation golden this
-// test checks: the selection's task, the ledger's multimer status and the
-// documents' ids and sha1s.
-type pdbEdge struct {
-	File        string `json:"file"`
-	PDBID       string `json:"pdb_id"`
-	EntryFilter string `json:"entry_filter"`
-	Task        *struct {
-		ReleaseDate string   `json:"release_date"`
-		Resolution  *float64 `json:"resolution"`
-		Method      string   `json:"method"`
-		EstResidues int64    `json:"est_residues"`
-		Chains      int64    `json:"assembly1_protein_chains"`
-		Rank        int64    `json:"processing_rank"`
-	} `json:"task"`
-	Ledger struct {
-		MultimerStatus string `json:"multimer_status"`
-	} `json:"ledger"`
-	Documents []struct {
-		EntryID string `json:"entry_id"`
-		SHA1    string `json:"sha1"`
-		Subset  string `json:"subset"`
-	} `json:"documents"`
-}
 
 // TestPDBCurationThroughEmulators is exp222's run in the cloud: the
 // golden's edge entries as gzip objects (as the mirror holds them), a
@@ -53,24 +28,17 @@ type pdbEdge struct {
 // status; and `foldcorpus verify` finds the corpus whole.
 func TestPDBCurationThroughEmulators(t *testing.T) {
 	dir := testcorpus.Dir(t)
-	edge := filepath.Join(dir, "golden", "pdb-curation", "edge")
-	var gold []pdbEdge
-	f, err := os.Open(filepath.Join(edge, "pdb-curation-edge.jsonl"))
+	set := pdbgolden.Sets(dir)[1] // the edge cases
+	lines, err := pdbgolden.Read(set.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for sc.Scan() {
-		var g pdbEdge
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatal(err)
-		}
-		if g.EntryFilter == "selected" {
+	var gold []pdbgolden.Line
+	for _, g := range lines {
+		if g.Selected() {
 			gold = append(gold, g)
 		}
 	}
-	f.Close()
 	s := newStack(t, stackOpts{})
 	lib := filepath.Join(dir, "golden", "confind-mini-rotlib")
 	for _, name := range []string{"EBL.out", "BEBL.out"} {
@@ -80,7 +48,7 @@ func TestPDBCurationThroughEmulators(t *testing.T) {
 		}
 		s.put(dataBucket, "rotlib/"+name, data, "")
 	}
-	clusters, err := os.ReadFile(filepath.Join(edge, "clusters-by-entity-40.txt"))
+	clusters, err := os.ReadFile(set.Clusters())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,12 +69,18 @@ func TestPDBCurationThroughEmulators(t *testing.T) {
 			res = *g.Task.Resolution
 		}
 		rows = append(rows, []any{g.PDBID, "gs://" + dataBucket + "/" + name, g.Task.ReleaseDate, res, g.Task.Method,
-			g.Task.EstResidues, g.Task.Chains, g.Task.Rank})
-		for _, d := range g.Documents {
-			wantDocs[d.EntryID] = d.SHA1
-			wantSubsets[d.Subset]++
+			g.Task.EstResidues, g.Task.Assembly1ProteinChains, g.Task.ProcessingRank})
+		for i := range g.Documents {
+			wantDocs[g.DocumentString(i, "entry_id")] = g.DocumentString(i, "sha1")
+			wantSubsets[g.DocumentString(i, "subset")]++
 		}
-		wantStatus[g.PDBID] = g.Ledger.MultimerStatus
+		var led struct {
+			MultimerStatus string `json:"multimer_status"`
+		}
+		if err := json.Unmarshal(g.Ledger, &led); err != nil {
+			t.Fatal(err)
+		}
+		wantStatus[g.PDBID] = led.MultimerStatus
 	}
 	mdata, err := manifest.Encode(selection.PDBManifestColumns(), rows, 5)
 	if err != nil {

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/confind"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus/pdbgolden"
 )
 
 // TestCLIDocPDBUnits: `doc --format contacts-v1 --opt units=chains,assembly1
@@ -23,36 +22,21 @@ func TestCLIDocPDBUnits(t *testing.T) {
 	if !confind.ExactAtan2 {
 		t.Skip("contacts-v1 rotlib= needs the cgo build (confind.ExactAtan2)")
 	}
-	base := filepath.Join(dir, "golden", "pdb-curation")
-	f, err := os.Open(filepath.Join(base, "pdb-curation.jsonl"))
+	set := pdbgolden.Sets(dir)[0]
+	lines, err := pdbgolden.Read(set.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	type doc struct{ id, subset, sha1 string }
 	var want []doc
 	var files []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<30)
-	for sc.Scan() {
-		var g struct {
-			File        string `json:"file"`
-			EntryFilter string `json:"entry_filter"`
-			Documents   []struct {
-				EntryID string `json:"entry_id"`
-				Subset  string `json:"subset"`
-				SHA1    string `json:"sha1"`
-			} `json:"documents"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatal(err)
-		}
-		if g.EntryFilter != "selected" || len(files) == 6 {
+	for _, g := range lines {
+		if !g.Selected() || len(files) == 6 {
 			continue
 		}
 		files = append(files, filepath.Join(dir, g.File))
-		for _, d := range g.Documents {
-			want = append(want, doc{d.EntryID, d.Subset, d.SHA1})
+		for i := range g.Documents {
+			want = append(want, doc{g.DocumentString(i, "entry_id"), g.DocumentString(i, "subset"), g.DocumentString(i, "sha1")})
 		}
 		if len(g.Documents) == 0 {
 			want = append(want, doc{"", "", ""})
@@ -60,17 +44,17 @@ func TestCLIDocPDBUnits(t *testing.T) {
 	}
 	args := []string{"doc", "--format", "contacts-v1", "--opt", "rotlib=" + filepath.Join(dir, "golden", "confind-mini-rotlib"),
 		"--opt", "units=chains,assembly1", "--opt", "curation=af3", "--opt", "max_chains=60",
-		"--opt", "clusters=" + filepath.Join(base, "clusters-by-entity-40.txt")}
+		"--opt", "clusters=" + set.Clusters()}
 	stdout, stderr, code := runCLI(t, append(args, files...)...)
 	if code != 0 {
 		t.Fatalf("doc with units: exit %d\n%s", code, stderr)
 	}
-	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	if len(lines) != len(want) {
-		t.Fatalf("%d lines for %d golden documents of %d files:\n%s", len(lines), len(want), len(files), stdout)
+	out := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if len(out) != len(want) {
+		t.Fatalf("%d lines for %d golden documents of %d files:\n%s", len(out), len(want), len(files), stdout)
 	}
 	subsets := map[string]int{}
-	for i, l := range lines {
+	for i, l := range out {
 		var d docLine
 		if err := json.Unmarshal([]byte(l), &d); err != nil {
 			t.Fatal(err)

@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -18,6 +16,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/pdbheader"
 	"github.com/foldcorpus/foldcorpus/internal/selection"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus/pdbgolden"
 )
 
 // The PDB mirror as exp222 processed it (its README): entries scanned,
@@ -31,34 +30,9 @@ const (
 	pdbBenchGoalMirrorCH = 8.0
 )
 
-// pdbGoldenEntry is what the bench reads of a pdb-curation.jsonl line.
-type pdbGoldenEntry struct {
-	File        string `json:"file"`
-	PDBID       string `json:"pdb_id"`
-	EntryFilter string `json:"entry_filter"`
-	Metadata    struct {
-		Chains int `json:"n_assembly1_protein_chains"`
-		Asym   int `json:"n_protein_asym_chains"`
-	} `json:"metadata"`
-	Task *struct {
-		ReleaseDate string   `json:"release_date"`
-		Resolution  *float64 `json:"resolution"`
-		Method      string   `json:"method"`
-		EstResidues int64    `json:"est_residues"`
-	} `json:"task"`
-	Timing struct {
-		ProcessCPU float64 `json:"process_cpu_s"`
-		ScanCPU    float64 `json:"scan_cpu_s"`
-		GemmiRead  float64 `json:"gemmi_read_cpu_s"`
-	} `json:"timing"`
-	Documents []struct {
-		NumTokens int64 `json:"num_tokens"`
-	} `json:"documents"`
-}
-
 // pdbEntryTime is one entry's CPU here, by stage, in seconds (medians).
 type pdbEntryTime struct {
-	g                          pdbGoldenEntry
+	g                          pdbgolden.Line
 	scan, read, curate, build  float64
 	gemmi                      float64 // gemmi.read_structure here
 	docs                       int
@@ -147,26 +121,16 @@ func parsePDBFlags(args []string) (pdbFlags, error) {
 }
 
 // readPDBGolden reads the selected entries of a golden file.
-func readPDBGolden(path string) ([]pdbGoldenEntry, error) {
-	f, err := os.Open(path)
+func readPDBGolden(path string) ([]pdbgolden.Line, error) {
+	lines, err := pdbgolden.Read(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var out []pdbGoldenEntry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		var g pdbGoldenEntry
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
+	var out []pdbgolden.Line
+	for _, l := range lines {
+		if l.Selected() {
+			out = append(out, l)
 		}
-		if g.EntryFilter == "selected" && g.Task != nil {
-			out = append(out, g)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no selected entries", path)
@@ -177,7 +141,7 @@ func readPDBGolden(path string) ([]pdbGoldenEntry, error) {
 // timePDBEntry times one entry's stages on this thread, o.reps times each
 // (medians): the header scan, the read, curation with assembly 1, and the
 // documents (ConFind and contacts-v1).
-func timePDBEntry(o pdbFlags, g pdbGoldenEntry, lib *confind.Library) (pdbEntryTime, error) {
+func timePDBEntry(o pdbFlags, g pdbgolden.Line, lib *confind.Library) (pdbEntryTime, error) {
 	t := pdbEntryTime{g: g}
 	path := filepath.Join(o.corpus, g.File)
 	data, err := os.ReadFile(path)
@@ -185,7 +149,7 @@ func timePDBEntry(o pdbFlags, g pdbGoldenEntry, lib *confind.Library) (pdbEntryT
 		return t, err
 	}
 	meta := pdbunits.Meta{PDBID: g.PDBID, ReleaseDate: g.Task.ReleaseDate, Resolution: g.Task.Resolution, Method: g.Task.Method}
-	header := g.Metadata.Chains
+	header := int(g.Metadata.NAssembly1ProteinChains)
 	opt := pdbunits.Options{Library: lib, MaxChains: 60}
 	var scans, reads, curates, builds []float64
 	for range o.reps {
@@ -221,7 +185,7 @@ func timePDBEntry(o pdbFlags, g pdbGoldenEntry, lib *confind.Library) (pdbEntryT
 	}
 	t.scan, t.read, t.curate, t.build = median(scans), median(reads), median(curates), median(builds)
 	t.total = t.read + t.curate + t.build
-	t.cost = selection.EstCost(g.Task.EstResidues, int64(max(1, g.Metadata.Asym)), int64(g.Metadata.Chains))
+	t.cost = selection.EstCost(g.Task.EstResidues, max(1, g.Metadata.NProteinAsymChains), g.Metadata.NAssembly1ProteinChains)
 	return t, nil
 }
 

@@ -1,7 +1,6 @@
 package selection
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,70 +15,26 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/pdbheader"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus/pdbgolden"
 )
-
-// pdbGolden is one line of pdb-curation.jsonl (or the edge file): exp222's
-// header row, its decision and its task.
-type pdbGolden struct {
-	File     string `json:"file"`
-	Metadata struct {
-		PDBID                   string   `json:"pdb_id"`
-		Path                    string   `json:"path"`
-		ReleaseDate             *string  `json:"release_date"`
-		DepositionDate          *string  `json:"deposition_date"`
-		Method                  *string  `json:"method"`
-		Resolution              *float64 `json:"resolution"`
-		ResolutionSource        *string  `json:"resolution_source"`
-		NProteinEntities        int64    `json:"n_protein_entities"`
-		NProteinAsymChains      int64    `json:"n_protein_asym_chains"`
-		ProteinEntityIDs        []string `json:"protein_entity_ids"`
-		ProteinEntityLengths    []int64  `json:"protein_entity_lengths"`
-		ProteinStrandIDs        []string `json:"protein_strand_ids"`
-		NAssembly1ProteinAsyms  int64    `json:"n_assembly1_protein_asyms"`
-		NAssembly1ProteinChains int64    `json:"n_assembly1_protein_chains"`
-		Error                   *string  `json:"error"`
-	} `json:"metadata"`
-	EntryFilter string `json:"entry_filter"`
-	Task        *struct {
-		PDBID                  string   `json:"pdb_id"`
-		ReleaseDate            string   `json:"release_date"`
-		Resolution             *float64 `json:"resolution"`
-		Method                 string   `json:"method"`
-		EstResidues            int64    `json:"est_residues"`
-		Assembly1ProteinChains int64    `json:"assembly1_protein_chains"`
-		ProcessingRank         int64    `json:"processing_rank"`
-	} `json:"task"`
-}
 
 // pdbGoldenSet reads one golden file and its eval-id list, and returns
 // the entries (exp222's metadata rows as pdbheader.Entry) and lines.
-func pdbGoldenSet(t *testing.T, jsonl, evalCSV string) ([]pdbheader.Entry, []pdbGolden, map[string]bool) {
+func pdbGoldenSet(t *testing.T, jsonl, evalCSV string) ([]pdbheader.Entry, []pdbgolden.Line, map[string]bool) {
 	t.Helper()
 	dir := filepath.Join(testcorpus.Dir(t), "golden", "pdb-curation")
-	f, err := os.Open(filepath.Join(dir, jsonl))
+	lines, err := pdbgolden.Read(filepath.Join(dir, jsonl))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var lines []pdbGolden
 	var entries []pdbheader.Entry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var g pdbGolden
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatal(err)
-		}
+	for _, g := range lines {
 		m := g.Metadata
-		lines = append(lines, g)
 		entries = append(entries, pdbheader.Entry{PDBID: m.PDBID, Path: m.Path, ReleaseDate: m.ReleaseDate,
 			DepositionDate: m.DepositionDate, Method: m.Method, Resolution: m.Resolution, ResolutionSource: m.ResolutionSource,
 			NProteinEntities: m.NProteinEntities, NProteinAsymChains: m.NProteinAsymChains, ProteinEntityIDs: m.ProteinEntityIDs,
 			ProteinEntityLengths: m.ProteinEntityLengths, ProteinStrandIDs: m.ProteinStrandIDs,
 			NAssembly1ProteinAsyms: m.NAssembly1ProteinAsyms, NAssembly1ProteinChains: m.NAssembly1ProteinChains, Error: m.Error})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	ef, err := os.Open(filepath.Join(dir, evalCSV))
 	if err != nil {
@@ -119,7 +74,7 @@ func TestSelectPDBMatchesExp222(t *testing.T) {
 			if sel.Filters[i] != g.EntryFilter {
 				t.Errorf("%s: filter %s, want %s", g.File, sel.Filters[i], g.EntryFilter)
 			}
-			got, selected := byID[g.PDBIDOf()]
+			got, selected := byID[g.Metadata.PDBID]
 			if (g.Task != nil) != selected {
 				t.Errorf("%s: selected %v, golden task %v", g.File, selected, g.Task != nil)
 				continue
@@ -140,9 +95,6 @@ func TestSelectPDBMatchesExp222(t *testing.T) {
 		t.Logf("%s: %v", set.jsonl, sel.Counts)
 	}
 }
-
-// PDBIDOf is the line's pdb_id.
-func (g pdbGolden) PDBIDOf() string { return g.Metadata.PDBID }
 
 // TestSelectPDBRules checks each rule at and beside its boundary and the
 // flags that move them.

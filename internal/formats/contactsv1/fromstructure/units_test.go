@@ -1,11 +1,9 @@
 package fromstructure_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -19,46 +17,9 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/selection"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus/pdbgolden"
 	"github.com/foldcorpus/foldcorpus/planner"
 )
-
-// pdbGolden is the part of a pdb-curation(-edge).jsonl line a run must
-// reproduce: the selection's task, the ledger row and the document rows.
-type pdbGolden struct {
-	File        string `json:"file"`
-	PDBID       string `json:"pdb_id"`
-	EntryFilter string `json:"entry_filter"`
-	Task        *struct {
-		ReleaseDate string   `json:"release_date"`
-		Resolution  *float64 `json:"resolution"`
-		Method      string   `json:"method"`
-		EstResidues int64    `json:"est_residues"`
-		Chains      int64    `json:"assembly1_protein_chains"`
-		Rank        int64    `json:"processing_rank"`
-	} `json:"task"`
-	Ledger    map[string]json.RawMessage   `json:"ledger"`
-	Documents []map[string]json.RawMessage `json:"documents"`
-}
-
-func readPDBGolden(t *testing.T, path string) []pdbGolden {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []pdbGolden
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for sc.Scan() {
-		var g pdbGolden
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, g)
-	}
-	return out
-}
 
 // jsonEqual compares a value read back from parquet with exp222's JSON.
 func jsonEqual(got any, want json.RawMessage) bool {
@@ -116,18 +77,18 @@ func readAll(t *testing.T, glob string) []map[string]any {
 func TestRunPDBCuration(t *testing.T) {
 	dir := testcorpus.Dir(t)
 	lib := filepath.Join(dir, "golden", "confind-mini-rotlib")
-	base := filepath.Join(dir, "golden", "pdb-curation")
-	for _, set := range []struct{ dir, file string }{
-		{base, "pdb-curation.jsonl"},
-		{filepath.Join(base, "edge"), "pdb-curation-edge.jsonl"},
-	} {
-		t.Run(set.file, func(t *testing.T) {
+	for _, set := range pdbgolden.Sets(dir) {
+		t.Run(set.File, func(t *testing.T) {
 			tmp := t.TempDir()
 			var rows [][]any
 			want := map[string]map[string]json.RawMessage{}
 			ledgers := map[string]map[string]json.RawMessage{}
-			for _, g := range readPDBGolden(t, filepath.Join(set.dir, set.file)) {
-				if g.EntryFilter != "selected" {
+			lines, err := pdbgolden.Read(set.Path())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range lines {
+				if !g.Selected() {
 					continue
 				}
 				var res any
@@ -135,13 +96,15 @@ func TestRunPDBCuration(t *testing.T) {
 					res = *g.Task.Resolution
 				}
 				rows = append(rows, []any{g.PDBID, "file://" + filepath.Join(dir, g.File), g.Task.ReleaseDate, res,
-					g.Task.Method, g.Task.EstResidues, g.Task.Chains, g.Task.Rank})
-				for _, d := range g.Documents {
-					var id string
-					_ = json.Unmarshal(d["entry_id"], &id)
-					want[id] = d
+					g.Task.Method, g.Task.EstResidues, g.Task.Assembly1ProteinChains, g.Task.ProcessingRank})
+				for i, d := range g.Documents {
+					want[g.DocumentString(i, "entry_id")] = d
 				}
-				ledgers[g.PDBID] = g.Ledger
+				var led map[string]json.RawMessage
+				if err := json.Unmarshal(g.Ledger, &led); err != nil {
+					t.Fatal(err)
+				}
+				ledgers[g.PDBID] = led
 			}
 			data, err := manifest.Encode(selection.PDBManifestColumns(), rows, 5)
 			if err != nil {
@@ -153,7 +116,7 @@ func TestRunPDBCuration(t *testing.T) {
 			}
 			spec := planner.Spec{Manifest: filepath.Join(tmp, "m.parquet"), Format: "contacts-v1",
 				Options: map[string]string{"rotlib": lib, "units": "chains,assembly1", "curation": "af3",
-					"max_chains": "60", "clusters": filepath.Join(set.dir, "clusters-by-entity-40.txt")},
+					"max_chains": "60", "clusters": set.Clusters()},
 				Output: filepath.Join(tmp, "out"), RowGroupsPerShard: 2}
 			sum, err := localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 2, Parse: mmcif.ReadInto})
 			if err != nil {
@@ -205,7 +168,10 @@ func TestRunPDBCuration(t *testing.T) {
 				}
 				equal["ledger"]++
 			}
-			t.Logf("%s through run: %d monomer and %d multimer documents and %d ledger rows equal exp222's", set.file, equal["monomer"], equal["multimer"], equal["ledger"])
+			t.Logf("%s through run: %d monomer and %d multimer documents and %d ledger rows equal exp222's", set.File, equal["monomer"], equal["multimer"], equal["ledger"])
+			if equal["monomer"] != set.Monomers || equal["multimer"] != set.Multimers {
+				t.Errorf("%d monomer and %d multimer documents equal exp222's, want %d and %d", equal["monomer"], equal["multimer"], set.Monomers, set.Multimers)
+			}
 		})
 	}
 }

@@ -16,12 +16,12 @@ func TestProcessEntry(t *testing.T) {
 	corpus, sets := goldenSets(t)
 	lib := miniLib(t)
 	for _, set := range sets {
-		clusters, err := ReadClustersFile(filepath.Join(set.dir, "clusters-by-entity-40.txt"))
+		clusters, err := ReadClustersFile(set.Clusters())
 		if err != nil {
 			t.Fatal(err)
 		}
 		docs, ledgers := 0, 0
-		for _, g := range readGolden(t, filepath.Join(set.dir, set.file)) {
+		for _, g := range readGolden(t, set.Path()) {
 			if g.EntryFilter != "selected" {
 				continue
 			}
@@ -34,7 +34,7 @@ func TestProcessEntry(t *testing.T) {
 			_, _ = zw.Write(raw)
 			_ = zw.Close()
 			rec := map[string]any{"release_date": g.Task.ReleaseDate, "method": g.Task.Method, "resolution": nil,
-				"assembly1_protein_chains": int64(g.Metadata.Assembly1ProteinChains)}
+				"assembly1_protein_chains": g.Metadata.NAssembly1ProteinChains}
 			if g.Task.Resolution != nil {
 				rec["resolution"] = *g.Task.Resolution
 			}
@@ -60,9 +60,9 @@ func TestProcessEntry(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%s: %d documents and %d ledger rows equal exp222's", set.file, docs, ledgers)
-		if docs != set.monomers+set.mult {
-			t.Errorf("%s: %d documents equal, want %d", set.file, docs, set.monomers+set.mult)
+		t.Logf("%s: %d documents and %d ledger rows equal exp222's", set.File, docs, ledgers)
+		if docs != set.Monomers+set.Multimers {
+			t.Errorf("%s: %d documents equal, want %d", set.File, docs, set.Monomers+set.Multimers)
 		}
 	}
 }

@@ -1,11 +1,9 @@
 package pdbunits
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -17,25 +15,13 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus/pdbgolden"
 )
 
-// goldenLine is the part of a pdb-curation(-edge).jsonl line this package
-// must reproduce.
+// goldenLine is a golden line with its analyses decoded.
 type goldenLine struct {
-	File     string `json:"file"`
-	PDBID    string `json:"pdb_id"`
-	Metadata struct {
-		Assembly1ProteinChains int `json:"n_assembly1_protein_chains"`
-	} `json:"metadata"`
-	EntryFilter string `json:"entry_filter"`
-	Task        *struct {
-		ReleaseDate string   `json:"release_date"`
-		Resolution  *float64 `json:"resolution"`
-		Method      string   `json:"method"`
-	} `json:"task"`
-	Ledger    json.RawMessage              `json:"ledger"`
-	Documents []map[string]json.RawMessage `json:"documents"`
-	Analyses  []goldenAnalysis             `json:"analyses"`
+	pdbgolden.Line
+	Analyses []goldenAnalysis
 }
 
 type goldenAnalysis struct {
@@ -75,39 +61,27 @@ func (g goldenAnalysis) analysis() (*contactsv1.Analysis, error) {
 
 func readGolden(t *testing.T, path string) []goldenLine {
 	t.Helper()
-	f, err := os.Open(path)
+	lines, err := pdbgolden.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []goldenLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		var g goldenLine
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatalf("%s line %d: %v", path, n, err)
+	out := make([]goldenLine, len(lines))
+	for i, l := range lines {
+		out[i].Line = l
+		for _, raw := range l.Analyses {
+			var a goldenAnalysis
+			if err := json.Unmarshal(raw, &a); err != nil {
+				t.Fatalf("%s %s: %v", path, l.PDBID, err)
+			}
+			out[i].Analyses = append(out[i].Analyses, a)
 		}
-		out = append(out, g)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
 
-// goldenSet is one golden file, its cluster file and its counts.
-type goldenSet struct {
-	dir, file      string
-	monomers, mult int
-}
-
-func goldenSets(t *testing.T) (string, []goldenSet) {
-	base := filepath.Join(testcorpus.Dir(t), "golden", "pdb-curation")
-	return filepath.Dir(filepath.Dir(base)), []goldenSet{
-		{base, "pdb-curation.jsonl", 58, 13},
-		{filepath.Join(base, "edge"), "pdb-curation-edge.jsonl", 20, 4},
-	}
+func goldenSets(t *testing.T) (string, []pdbgolden.Set) {
+	corpus := testcorpus.Dir(t)
+	return corpus, pdbgolden.Sets(corpus)
 }
 
 func miniLib(t *testing.T) *confind.Library {
@@ -126,7 +100,7 @@ func curated(t *testing.T, corpus string, g goldenLine) (*curation.Result, Meta)
 	if err != nil {
 		t.Fatalf("%s: %v", g.File, err)
 	}
-	header := g.Metadata.Assembly1ProteinChains
+	header := int(g.Metadata.NAssembly1ProteinChains)
 	res, err := curation.Curate(e, curation.Options{MaxChains: 60, HeaderChains: &header})
 	if err != nil {
 		t.Fatalf("%s: %v", g.PDBID, err)
@@ -272,12 +246,12 @@ func goldenAnalyzer(t *testing.T, g goldenLine) analyzer {
 func TestGoldenFromRecords(t *testing.T) {
 	corpus, sets := goldenSets(t)
 	for _, set := range sets {
-		clusters, err := ReadClustersFile(filepath.Join(set.dir, "clusters-by-entity-40.txt"))
+		clusters, err := ReadClustersFile(set.Clusters())
 		if err != nil {
 			t.Fatal(err)
 		}
 		counts := map[string]int{}
-		for _, g := range readGolden(t, filepath.Join(set.dir, set.file)) {
+		for _, g := range readGolden(t, set.Path()) {
 			if g.EntryFilter != "selected" {
 				continue
 			}
@@ -300,9 +274,9 @@ func TestGoldenFromRecords(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%s: %d monomer and %d multimer documents equal exp222's, %d ledger rows", set.file, counts[SubsetMonomer], counts[SubsetMultimer], counts["ledger"])
-		if counts[SubsetMonomer] != set.monomers || counts[SubsetMultimer] != set.mult {
-			t.Errorf("%s: %d monomer and %d multimer documents equal, want %d and %d", set.file, counts[SubsetMonomer], counts[SubsetMultimer], set.monomers, set.mult)
+		t.Logf("%s: %d monomer and %d multimer documents equal exp222's, %d ledger rows", set.File, counts[SubsetMonomer], counts[SubsetMultimer], counts["ledger"])
+		if counts[SubsetMonomer] != set.Monomers || counts[SubsetMultimer] != set.Multimers {
+			t.Errorf("%s: %d monomer and %d multimer documents equal, want %d and %d", set.File, counts[SubsetMonomer], counts[SubsetMultimer], set.Monomers, set.Multimers)
 		}
 	}
 }
@@ -317,12 +291,12 @@ func TestGoldenThroughConFind(t *testing.T) {
 	corpus, sets := goldenSets(t)
 	lib := miniLib(t)
 	for _, set := range sets {
-		clusters, err := ReadClustersFile(filepath.Join(set.dir, "clusters-by-entity-40.txt"))
+		clusters, err := ReadClustersFile(set.Clusters())
 		if err != nil {
 			t.Fatal(err)
 		}
 		counts := map[string]int{}
-		for _, g := range readGolden(t, filepath.Join(set.dir, set.file)) {
+		for _, g := range readGolden(t, set.Path()) {
 			if g.EntryFilter != "selected" {
 				continue
 			}
@@ -366,9 +340,9 @@ func TestGoldenThroughConFind(t *testing.T) {
 			}
 		}
 		t.Logf("%s through ConFind: %d of %d monomer and %d of %d multimer documents equal exp222's, %d ledger rows; %d units differ with ConFind's analysis",
-			set.file, counts[SubsetMonomer], set.monomers, counts[SubsetMultimer], set.mult, counts["ledger"], counts["confind"])
-		if counts[SubsetMonomer]+counts[SubsetMultimer]+counts["confind"] < set.monomers+set.mult {
-			t.Errorf("%s: documents unaccounted for", set.file)
+			set.File, counts[SubsetMonomer], set.Monomers, counts[SubsetMultimer], set.Multimers, counts["ledger"], counts["confind"])
+		if counts[SubsetMonomer]+counts[SubsetMultimer]+counts["confind"] < set.Monomers+set.Multimers {
+			t.Errorf("%s: documents unaccounted for", set.File)
 		}
 	}
 }

@@ -96,7 +96,7 @@ func ptr(s string) *string { return &s }
 // analyze_structure's ValueError, with exp222's message for that limit.
 func TestMaxChains(t *testing.T) {
 	corpus, sets := goldenSets(t)
-	for _, g := range readGolden(t, filepath.Join(sets[0].dir, sets[0].file)) {
+	for _, g := range readGolden(t, filepath.Join(sets[0].Dir, sets[0].File)) {
 		if g.PDBID != "1stp" {
 			continue
 		}

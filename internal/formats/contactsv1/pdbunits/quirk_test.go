@@ -1,7 +1,6 @@
 package pdbunits
 
 import (
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -72,11 +71,11 @@ func TestChainIDQuirk(t *testing.T) {
 	lib := miniLib(t)
 	touched, merged, corrected := map[string]Quirk{}, 0, 0
 	for _, set := range sets {
-		clusters, err := ReadClustersFile(filepath.Join(set.dir, "clusters-by-entity-40.txt"))
+		clusters, err := ReadClustersFile(set.Clusters())
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, g := range readGolden(t, filepath.Join(set.dir, set.file)) {
+		for _, g := range readGolden(t, set.Path()) {
 			if g.EntryFilter != "selected" {
 				continue
 			}
