@@ -1,10 +1,8 @@
 package curation
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -12,51 +10,49 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus/pdbgolden"
 )
 
-// goldenLine is the part of a pdb-curation(-edge).jsonl line curation
-// must reproduce.
+// goldenLine is a golden line (pdbgolden) with the parts curation must
+// reproduce decoded: the ledger row and the analyses' structures.
 type goldenLine struct {
-	Case     string `json:"case"`
-	File     string `json:"file"`
-	PDBID    string `json:"pdb_id"`
-	Metadata struct {
-		Assembly1ProteinChains int `json:"n_assembly1_protein_chains"`
-		Assembly1ProteinAsyms  int `json:"n_assembly1_protein_asyms"`
-	} `json:"metadata"`
-	EntryFilter string     `json:"entry_filter"`
-	Ledger      *LedgerRow `json:"ledger"`
-	Analyses    []struct {
-		Kind          string            `json:"kind"`
-		Outcome       string            `json:"outcome"`
-		EntryID       string            `json:"entry_id"`
-		StructureName string            `json:"structure_name"`
-		Model0Chains  []json.RawMessage `json:"model0_chains"`
-	} `json:"analyses"`
+	pdbgolden.Line
+	Ledger   *LedgerRow
+	Analyses []goldenAnalysis
+}
+
+// goldenAnalysis is an analysed structure as curation built it.
+type goldenAnalysis struct {
+	Kind          string            `json:"kind"`
+	Outcome       string            `json:"outcome"`
+	EntryID       string            `json:"entry_id"`
+	StructureName string            `json:"structure_name"`
+	Model0Chains  []json.RawMessage `json:"model0_chains"`
 }
 
 func readGolden(t *testing.T, path string) []goldenLine {
 	t.Helper()
-	f, err := os.Open(path)
+	lines, err := pdbgolden.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []goldenLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		var g goldenLine
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatalf("%s line %d: %v", path, n, err)
-		}
-		out = append(out, g)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) == 0 {
+	if len(lines) == 0 {
 		t.Fatalf("%s: no lines", path)
+	}
+	out := make([]goldenLine, len(lines))
+	for i, l := range lines {
+		out[i].Line = l
+		if len(l.Ledger) > 0 && string(l.Ledger) != "null" {
+			if err := json.Unmarshal(l.Ledger, &out[i].Ledger); err != nil {
+				t.Fatalf("%s %s ledger: %v", path, l.PDBID, err)
+			}
+		}
+		out[i].Analyses = make([]goldenAnalysis, len(l.Analyses))
+		for k, raw := range l.Analyses {
+			if err := json.Unmarshal(raw, &out[i].Analyses[k]); err != nil {
+				t.Fatalf("%s %s analysis %d: %v", path, l.PDBID, k, err)
+			}
+		}
 	}
 	return out
 }
@@ -104,7 +100,7 @@ func TestGoldenPDBCuration(t *testing.T) {
 				continue
 			}
 			selected++
-			header := g.Metadata.Assembly1ProteinChains
+			header := int(g.Metadata.NAssembly1ProteinChains)
 			res, err := Curate(e, Options{MaxChains: 60, HeaderChains: &header})
 			if err != nil {
 				t.Fatalf("%s: %v", g.PDBID, err)
