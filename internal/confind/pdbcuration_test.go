@@ -1,11 +1,9 @@
 package confind
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,16 +12,13 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
+	"github.com/foldcorpus/foldcorpus/internal/testcorpus/pdbgolden"
 )
 
-// curationLine is the part of a pdb-curation.jsonl line this test reads.
+// curationLine is a golden line (pdbgolden) with its analyses decoded.
 type curationLine struct {
-	File     string `json:"file"`
-	PDBID    string `json:"pdb_id"`
-	Metadata struct {
-		HeaderChains int `json:"n_assembly1_protein_chains"`
-	} `json:"metadata"`
-	Analyses []curationAnalysis `json:"analyses"`
+	pdbgolden.Line
+	Analyses []curationAnalysis
 }
 
 type curationAnalysis struct {
@@ -41,23 +36,19 @@ type curationAnalysis struct {
 
 func readCuration(tb testing.TB, path string) []curationLine {
 	tb.Helper()
-	f, err := os.Open(path)
+	lines, err := pdbgolden.Read(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	var out []curationLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 512<<20)
-	for sc.Scan() {
-		var g curationLine
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			tb.Fatalf("%s line %d: %v", path, len(out)+1, err)
+	out := make([]curationLine, len(lines))
+	for i, l := range lines {
+		out[i].Line = l
+		out[i].Analyses = make([]curationAnalysis, len(l.Analyses))
+		for k, raw := range l.Analyses {
+			if err := json.Unmarshal(raw, &out[i].Analyses[k]); err != nil {
+				tb.Fatalf("%s %s analysis %d: %v", path, l.PDBID, k, err)
+			}
 		}
-		out = append(out, g)
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
 	}
 	return out
 }
@@ -97,7 +88,8 @@ func TestGoldenPDBCuration(t *testing.T) {
 							if err != nil {
 								t.Fatalf("%s: %v", g.File, err)
 							}
-							if cur, err = curation.Curate(e, curation.Options{MaxChains: 60, HeaderChains: &g.Metadata.HeaderChains}); err != nil {
+							header := int(g.Metadata.NAssembly1ProteinChains)
+							if cur, err = curation.Curate(e, curation.Options{MaxChains: 60, HeaderChains: &header}); err != nil {
 								t.Fatalf("%s: %v", g.File, err)
 							}
 						}
