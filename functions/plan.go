@@ -152,7 +152,7 @@ func (s *Server) readSpec(ctx context.Context, uri string, generation int64) (sp
 	}
 	return planner.Spec{
 		Manifest: rs.Manifest, Format: rs.Format, Options: rs.Options,
-		URIColumn: rs.URIColumn, TextColumn: rs.TextColumn, LenientMissing: rs.LenientMissing,
+		URIColumn: rs.URIColumn, TextColumn: rs.TextColumn, LenientMissing: rs.LenientMissing, LenientParse: rs.LenientParse,
 		RowGroupsPerShard: rs.RowGroupsPerShard, Prefix: rs.Prefix, Passthrough: rs.Passthrough,
 		AllowDuplicateIDs: rs.AllowDuplicateIDs,
 	}, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/cloudlog"
 	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/pubsubq"
@@ -32,10 +33,11 @@ type Deps struct {
 	// Tokenize, when set, receives the tokenize requests of neural-format
 	// shards (staged for the accelerator job); nil runs them inline.
 	Tokenize TokenizePublisher
-	// NewFormat resolves formats (when nil, registry.NewIn over Store:
-	// rotlib=gs://... is read through Store, once per instance; it runs
-	// no bio2token encoder: the deployed functions hand neural shards to
-	// the tokenize job). Tests that run bio2token-v2 inline set inline.New.
+	// NewFormat resolves formats (when nil, the builtin registry's, built
+	// by New: the functions are a composition root; rotlib=gs://... is
+	// read through Store, once per instance; it runs no bio2token encoder:
+	// the deployed functions hand neural shards to the tokenize job).
+	// Tests that run bio2token-v2 inline set inline.New.
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	Log       *slog.Logger
 	Now       func() time.Time // time.Now when nil
@@ -55,6 +57,11 @@ type Server struct {
 func New(cfg Config, deps Deps) *Server {
 	if deps.Now == nil {
 		deps.Now = time.Now
+	}
+	if deps.NewFormat == nil {
+		// A library a format loads (rotlib=) is shared by the instance's
+		// requests, so its read is not any one request's.
+		deps.NewFormat = registry.Builtin().Constructor(context.Background(), format.Env{Store: deps.Store})
 	}
 	if deps.Log == nil {
 		deps.Log = cloudlog.New(os.Stderr, slog.LevelInfo, cfg.Project)

@@ -15,6 +15,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -27,7 +28,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
@@ -38,9 +38,11 @@ type Deps struct {
 	Store     blob.Store
 	Ledger    ledger.Ledger
 	Publisher queue.Publisher
-	// NewFormat resolves the format (when nil, registry.NewIn with Store:
-	// an option naming an input by URI, rotlib=gs://..., is read through
-	// Store, so a missing or malformed one refuses the run here).
+	// NewFormat resolves the format (required): the composition root's
+	// registry (registry.Registry.Constructor over Store: an option naming
+	// an input by URI, rotlib=gs://..., is read through Store, so a
+	// missing or malformed one refuses the run here). The planner links
+	// no format itself.
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 }
 
@@ -68,6 +70,9 @@ type Spec struct {
 	TextColumn string
 	// LenientMissing skips missing objects (counted) instead of failing.
 	LenientMissing bool
+	// LenientParse skips rows whose object fails to parse (counted, each
+	// named with its error) instead of failing the shard.
+	LenientParse bool
 	// Output is the output folder (path or URI); Prefix starts each output
 	// file name (default "part").
 	Output string
@@ -154,9 +159,7 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	defer derrors.Wrap(&err, "planner.Prepare(%s)", spec.Manifest)
 	newFormat := deps.NewFormat
 	if newFormat == nil {
-		newFormat = func(name string, opts map[string]string) (format.Format, error) {
-			return registry.NewIn(ctx, format.Env{Store: deps.Store}, name, opts)
-		}
+		return nil, derrors.Permanent(errors.New("no format constructor (Deps.NewFormat: the composition root's registry.Registry.Constructor)"))
 	}
 	if spec.Prefix == "" {
 		spec.Prefix = "part"
@@ -257,6 +260,9 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 	runOpts["pipeline.uri_column"] = p.Projection.URIColumn
 	runOpts["pipeline.text_column"] = p.Projection.TextColumn
 	runOpts["pipeline.lenient_missing"] = strconv.FormatBool(spec.LenientMissing)
+	if spec.LenientParse { // recorded only when set: earlier runs keep their ids
+		runOpts["pipeline.lenient_parse"] = "true"
+	}
 	runOpts["pipeline.prefix"] = spec.Prefix
 	runOpts["pipeline.row_groups_per_shard"] = strconv.Itoa(spec.RowGroupsPerShard)
 	if spec.Passthrough != nil { // the default set adds nothing: earlier runs keep their ids
@@ -278,7 +284,7 @@ func Prepare(ctx context.Context, deps Deps, spec Spec) (_ *Result, err error) {
 			Output:    JoinURI(spec.Output, OutputName(spec.Prefix, i, total)),
 			Columns:   cols,
 			URIColumn: p.Projection.URIColumn, TextColumn: p.Projection.TextColumn,
-			LenientMissing: spec.LenientMissing,
+			LenientMissing: spec.LenientMissing, LenientParse: spec.LenientParse,
 		})
 	}
 	return p, nil

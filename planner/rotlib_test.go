@@ -11,7 +11,9 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/blobmux"
 	"github.com/foldcorpus/foldcorpus/internal/confind"
+	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/harness/stores"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
@@ -65,7 +67,7 @@ func TestPlanRefusesBadRotlib(t *testing.T) {
 					mux := blobmux.New()
 					mux.Register("file", localblob.Store{})
 					mux.Register("gs", gcsStore)
-					deps := planner.Deps{Store: mux, Ledger: led, Publisher: q}
+					deps := planner.Deps{Store: mux, Ledger: led, Publisher: q, NewFormat: registry.Builtin().Constructor(ctx, format.Env{Store: mux})}
 					_, err := planner.Plan(ctx, deps, spec)
 					if !errors.Is(err, confind.ErrLibrary) || !strings.Contains(err.Error(), uri+"/BEBL.out:3") || q.Len() != 0 {
 						t.Fatalf("Plan with a bad library = %v, %d published; want an ErrLibrary naming %s/BEBL.out:3 and nothing published", err, q.Len(), uri)

@@ -11,6 +11,7 @@ type RunSpec struct {
 	URIColumn         string            `json:"uri_column,omitempty"`
 	TextColumn        string            `json:"text_column,omitempty"`
 	LenientMissing    bool              `json:"lenient_missing,omitempty"`
+	LenientParse      bool              `json:"lenient_parse,omitempty"`
 	RowGroupsPerShard int               `json:"row_groups_per_shard,omitempty"`
 	Prefix            string            `json:"prefix,omitempty"`
 	// Passthrough names the manifest columns copied to the output (absent:

@@ -3,6 +3,7 @@ package shardfn
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
@@ -38,6 +39,10 @@ type shardInput struct {
 	// inputs), passIdx their positions in msg.Columns.
 	pass    []format.Column
 	passIdx []int
+	// cols are the columns read: msg.Columns, and SeqLenColumn after them
+	// when the manifest has it and the projection does not (a format that
+	// writes its own seq_len), for the rows' length check (seqLenCheck).
+	cols []string
 }
 
 // newAccounting starts a shard's accounting.
@@ -45,7 +50,7 @@ func newAccounting(msg queue.ShardMessage, f format.Format) corpus.Accounting {
 	acc := corpus.Accounting{
 		RunID: msg.RunID, Shard: msg.Shard, Total: msg.Total, Manifest: msg.Manifest,
 		RowGroups: msg.RowGroups, Format: f.Name(), Options: msg.Options,
-		Lenient: msg.LenientMissing, Filtered: map[string]int64{},
+		Lenient: msg.LenientMissing, LenientParse: msg.LenientParse, Filtered: map[string]int64{},
 		Version: version.String(),
 	}
 	if format.IsMulti(f) {
@@ -74,7 +79,10 @@ func openShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 	for _, c := range f.RecordColumns() {
 		inputs[c.Name] = true
 	}
-	in := &shardInput{file: file}
+	in := &shardInput{file: file, cols: msg.Columns}
+	if c, ok := schema.Column(SeqLenColumn); ok && c.Type == format.Int64 && f.Kind() == format.FromStructure && !slices.Contains(msg.Columns, SeqLenColumn) {
+		in.cols = append(slices.Clip(msg.Columns), SeqLenColumn)
+	}
 	for i, name := range msg.Columns {
 		if inputs[name] {
 			continue
@@ -97,7 +105,10 @@ func openShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 // or filtered row is settled here; the sink counts the documents) and
 // calls onRow, when set, with each row's outcome. A bad row is recorded
 // and the loop goes on (the shard fails with every bad row, BadRowsError);
-// any other failure stops it.
+// any other failure stops it. A row skipped because its object failed to
+// parse (--lenient-parse) is counted as skipped and named with its error
+// (acc.ParseErrors); a row whose structure disagrees with its seq_len
+// (seqLenCheck) is counted and named as suspect, whatever its outcome.
 func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, in *shardInput, sink rowSink, acc *corpus.Accounting, tm *Timing, onRow func(string, int)) error {
 	var bad badRows
 	consume := func(r rowOut) error {
@@ -105,11 +116,21 @@ func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Fo
 		tm.Parse += r.parse
 		tm.Generate += r.generate
 		acc.RowsIn++
+		if r.suspect != "" {
+			acc.SuspectSeqLen++
+			if len(acc.Suspects) < corpus.MaxSuspects {
+				acc.Suspects = append(acc.Suspects, corpus.RowIssue{EntryID: r.entryID, Row: r.row, Detail: r.suspect})
+			}
+		}
 		outcome, docs := "doc", 1
 		switch {
 		case r.skipped:
 			acc.Skipped++
 			acc.SkippedIDs = append(acc.SkippedIDs, r.entryID)
+			if r.parseErr != "" {
+				acc.SkippedParse++
+				acc.ParseErrors = append(acc.ParseErrors, corpus.RowIssue{EntryID: r.entryID, Row: r.row, Detail: r.parseErr})
+			}
 			outcome, docs = "skipped", 0
 		case r.result.Filtered != "":
 			acc.Filtered[r.result.Filtered]++
@@ -142,7 +163,7 @@ func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Fo
 		// URI mode: the projected columns are small; read them all, then
 		// overlap the fetches.
 		var rows []*manifest.Rows
-		err = in.file.ReadShard(ctx, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
+		err = in.file.ReadShard(ctx, msg.RowGroups, in.cols, func(r *manifest.Rows) error {
 			rows = append(rows, r)
 			return nil
 		})
@@ -156,7 +177,7 @@ func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Fo
 		err = fetchPool(ctx, deps, msg, f, rows, in.passIdx, &bad, consume)
 	} else {
 		lim := rowLimits{mems: make(rowMems, 1)} // rows one at a time
-		err = in.file.ReadShard(ctx, msg.RowGroups, msg.Columns, func(r *manifest.Rows) error {
+		err = in.file.ReadShard(ctx, msg.RowGroups, in.cols, func(r *manifest.Rows) error {
 			tm.Manifest += time.Since(mstart)
 			sink.expectRows(r.Total) // taken before the first row only
 			for i := range r.Values {

@@ -27,6 +27,7 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 	vals := rows.Values[i]
 	o.entryID = entryID(vals[0])
 	rowNum := rows.First + int64(i)
+	o.row = rowNum
 	fail := func(stage string, err error) rowOut {
 		o.err = &RowError{EntryID: o.entryID, Row: rowNum, Stage: stage, Err: err}
 		return o
@@ -41,8 +42,8 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 	in := format.Input{EntryID: o.entryID}
 	if f.Kind() == format.FromRecord || len(f.RecordColumns()) > 0 {
 		in.Record = make(map[string]any, len(rows.Columns))
-		for j, name := range rows.Columns {
-			in.Record[name] = vals[j]
+		for j, name := range rows.Columns[:min(len(rows.Columns), len(msg.Columns))] {
+			in.Record[name] = vals[j] // not the columns read for seqLenCheck only
 		}
 	}
 	raw := format.ReadsRaw(f)
@@ -152,11 +153,16 @@ func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format
 		}
 		if err != nil {
 			// not reused: a parser that panicked may have left it in any state
+			if msg.LenientParse {
+				o.skipped, o.parseErr = true, boundError(derrors.Describe(err))
+				return o
+			}
 			return fail("parse", derrors.Permanent(err))
 		}
 		defer lim.mems.put(m)
 		if !raw {
 			in.Structure = &m.st
+			o.suspect = seqLenCheck(rows, vals, &m.st)
 		}
 	}
 	if !generated {

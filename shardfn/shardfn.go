@@ -38,7 +38,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -60,9 +59,10 @@ type Deps struct {
 	// uses any more. It is called from several goroutines at once, each
 	// with its own st.
 	Parse func(st *structure.Structure, data []byte) error
-	// NewFormat resolves the format (when nil, registry.NewIn with Store:
-	// an option naming an input by URI, rotlib=gs://..., is read through
-	// Store, once per process where the format shares it).
+	// NewFormat resolves the format (required): the composition root's
+	// registry (registry.Registry.Constructor over Store: an option naming
+	// an input by URI, rotlib=gs://..., is read through Store, once per
+	// process where the format shares it). shardfn links no format itself.
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	// FetchConcurrency bounds fetches in flight (DefaultFetchConcurrency when 0).
 	FetchConcurrency int
@@ -238,13 +238,10 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	if err := validate(msg); err != nil {
 		return res, derrors.Permanent(err)
 	}
-	newFormat := deps.NewFormat
-	if newFormat == nil {
-		newFormat = func(name string, opts map[string]string) (format.Format, error) {
-			return registry.NewIn(ctx, format.Env{Store: deps.Store}, name, opts)
-		}
+	if deps.NewFormat == nil {
+		return res, derrors.Permanent(errors.New("no format constructor (Deps.NewFormat: the composition root's registry.Registry.Constructor)"))
 	}
-	f, err := newFormat(msg.Format, msg.Options)
+	f, err := deps.NewFormat(msg.Format, msg.Options)
 	if err != nil {
 		return res, derrors.Permanent(err)
 	}
@@ -368,9 +365,14 @@ func write(ctx context.Context, store blob.Store, uri string, data []byte, acc c
 
 // rowOut is one row's outcome before it is written.
 type rowOut struct {
-	entryID                string
-	structure              string
-	skipped                bool
+	entryID   string
+	row       int64 // row number within the manifest file
+	structure string
+	skipped   bool
+	// parseErr is why a row skipped by --lenient-parse failed to parse
+	// ("" for a row skipped as missing); suspect says how a row's
+	// structure disagrees with its manifest's seq_len ("": it does not).
+	parseErr, suspect      string
 	result                 format.Result
 	pass                   []any // passthrough values
 	err                    error

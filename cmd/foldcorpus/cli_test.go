@@ -17,7 +17,6 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/synth"
@@ -156,8 +155,8 @@ func TestCLIDoc(t *testing.T) {
 	if code != 0 {
 		t.Errorf("doc -h: exit %d", code)
 	}
-	for _, name := range registry.Names() {
-		info, err := registry.Describe(name)
+	for _, name := range formatRegistry.Names() {
+		info, err := formatRegistry.Describe(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,8 +284,8 @@ func TestCLIFormats(t *testing.T) {
 		name, _, _ := strings.Cut(s, "\n")
 		sections[name] = s
 	}
-	for _, name := range registry.Names() {
-		info, _ := registry.Describe(name)
+	for _, name := range formatRegistry.Names() {
+		info, _ := formatRegistry.Describe(name)
 		s, ok := sections[name]
 		if !ok {
 			t.Errorf("formats does not list %s", name)

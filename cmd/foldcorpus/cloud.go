@@ -18,6 +18,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/config"
 	"github.com/foldcorpus/foldcorpus/internal/firestoreledger"
+	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/gcs"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/pubsubq"
@@ -274,7 +275,8 @@ func rerunMessages(ctx context.Context, l *firestoreledger.Ledger, c cloudFlags,
 	if err != nil {
 		return nil, err
 	}
-	p, err := planner.Prepare(ctx, planner.Deps{Store: gcs.New(sc, c.gcsOptions())}, spec)
+	store := gcs.New(sc, c.gcsOptions())
+	p, err := planner.Prepare(ctx, planner.Deps{Store: store, NewFormat: formatRegistry.Constructor(ctx, format.Env{Store: store})}, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -317,6 +319,8 @@ func specFromRun(run ledger.Run) (planner.Spec, error) {
 			spec.TextColumn = v
 		case "pipeline.lenient_missing":
 			spec.LenientMissing, err = strconv.ParseBool(v)
+		case "pipeline.lenient_parse":
+			spec.LenientParse, err = strconv.ParseBool(v)
 		case "pipeline.prefix":
 			spec.Prefix = v
 		case "pipeline.row_groups_per_shard":

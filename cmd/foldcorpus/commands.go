@@ -1,5 +1,7 @@
 package main
 
+import "github.com/foldcorpus/foldcorpus/internal/formats/registry"
+
 // commands is the CLI's table: each command's name, its one-line summary
 // (foldcorpus help lists them) and the function that runs it.
 var commands = commandMap([]command{
@@ -37,3 +39,9 @@ func commandMap(list []command) map[string]command {
 	}
 	return m
 }
+
+// formatRegistry is the CLI's format registry, built here, at the
+// composition root: the builtin formats (a test adds its throwaway format
+// to it). Every command resolves formats through it and hands it to the
+// local runner (localrun.Config.Formats).
+var formatRegistry = registry.Builtin()

@@ -20,7 +20,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
-	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/pdbheader"
@@ -55,7 +54,7 @@ func (o optFlag) Set(v string) error {
 
 func runDoc(ctx context.Context, args []string) error {
 	fset := flag.NewFlagSet("doc", flag.ContinueOnError)
-	readers := registry.NamesReading(format.FromStructure)
+	readers := formatRegistry.NamesReading(format.FromStructure)
 	name := fset.String("format", cadv2.Name, "structure format: "+structureFormats()+" (their options: foldcorpus formats)")
 	plddtMin := fset.String("residue-plddt-min", "", "contact pool's residue pLDDT minimum (contacts-and-distances-v2; default 70)")
 	entryID := fset.String("entry-id", "", "the document's entry_id (its seed), as the manifest's entry_id column gives it to run;\n"+
@@ -96,7 +95,7 @@ func runDoc(ctx context.Context, args []string) error {
 	defer store.Close()
 	// The format is built as run builds it (contacts-v1 with rotlib= reads
 	// structures, without it records).
-	f, err := inline.NewIn(ctx, format.Env{Store: store}, *name, opts)
+	f, err := inline.NewIn(ctx, formatRegistry, format.Env{Store: store}, *name, opts)
 	if err != nil {
 		return &exitError{2, err}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 )
 
 func runFormats(_ context.Context, args []string) error {
@@ -19,10 +18,10 @@ func runFormats(_ context.Context, args []string) error {
 	}
 	names := fs.Args()
 	if len(names) == 0 {
-		names = registry.Names()
+		names = formatRegistry.Names()
 	}
 	for i, name := range names {
-		info, err := registry.Describe(name)
+		info, err := formatRegistry.Describe(name)
 		if err != nil {
 			return &exitError{2, err}
 		}

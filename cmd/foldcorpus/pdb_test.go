@@ -14,7 +14,6 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
-	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif/gemmitest"
@@ -118,7 +117,7 @@ func TestInspectPDB(t *testing.T) {
 // sha1), the entry id taken from the file name as gemmi takes it.
 func TestDocPDB(t *testing.T) {
 	paths, rs := pdbInputs(t)
-	f, err := registry.New(cadv2.Name, map[string]string{"residue_plddt_min": "70"})
+	f, err := formatRegistry.New(cadv2.Name, map[string]string{"residue_plddt_min": "70"})
 	if err != nil {
 		t.Fatal(err)
 	}

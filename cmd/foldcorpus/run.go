@@ -44,7 +44,7 @@ type runFlags struct {
 	manifest, out, format, uriCol, textCol, prefix string
 	ledger                                         string
 	workers, fetchConc, numDocs, rgPerShard        int
-	lenient, allowDupIDs                           bool
+	lenient, lenientParse, allowDupIDs             bool
 	plddtMin                                       string
 	opts                                           optFlags
 	passthrough                                    passthroughFlag
@@ -75,6 +75,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&rf.numDocs, "num-docs", 0, "process only the first shards covering N rows, a partial run (0: all; sample: its size, default 64)")
 	fs.IntVar(&rf.rgPerShard, "row-groups-per-shard", 0, "split manifest files into shards of N row groups (0: one shard per file)")
 	fs.BoolVar(&rf.lenient, "lenient-missing", false, "skip (and count) rows whose object is missing instead of failing the shard")
+	fs.BoolVar(&rf.lenientParse, "lenient-parse", false, "skip (and count, naming each with its error) rows whose object fails to parse instead of failing the shard; part of the run's identity")
 	fs.BoolVar(&rf.allowDupIDs, "allow-duplicate-ids", false, "accept manifest rows that share an entry_id (by default the run is refused, naming both rows: the same document twice, possibly in two splits)")
 	fs.StringVar(&rf.plddtMin, "residue-plddt-min", "", "format option residue_plddt_min (contacts-and-distances-v2; default 70)")
 	fs.Var(rf.opts, "opt", "format option key=value (repeatable)")
@@ -133,7 +134,7 @@ func (rf *runFlags) spec(ctx context.Context) (planner.Spec, error) {
 		opts["residue_plddt_min"] = rf.plddtMin
 	}
 	s := planner.Spec{Manifest: glob, Format: rf.format, Options: opts, URIColumn: rf.uriCol,
-		TextColumn: rf.textCol, LenientMissing: rf.lenient, Output: out, Prefix: rf.prefix,
+		TextColumn: rf.textCol, LenientMissing: rf.lenient, LenientParse: rf.lenientParse, Output: out, Prefix: rf.prefix,
 		RowGroupsPerShard: rf.rgPerShard, Passthrough: rf.passthrough.cols, AllowDuplicateIDs: rf.allowDupIDs}
 	if rf.manifest != "" && rf.numDocs > 0 {
 		s.MaxRows = int64(rf.numDocs)
@@ -173,7 +174,7 @@ func runRun(ctx context.Context, args []string) error {
 	defer watchSignals(os.Stderr, tr, cancel, os.Exit)()
 	cfg := localrun.Config{
 		Spec: spec, Workers: rf.workers, FetchConcurrency: rf.fetchConc, Parse: mmcif.ReadInto,
-		Store: store, LedgerPath: ledgerPath, Tracker: tr,
+		Store: store, LedgerPath: ledgerPath, Tracker: tr, Formats: formatRegistry,
 		OnPlan:  prog.plan,
 		OnRow:   prog.row,
 		OnShard: prog.shard,
@@ -237,7 +238,8 @@ func runRun(ctx context.Context, args []string) error {
 }
 
 // printSkipped ends a run's results with the rows its done shards skipped
-// as missing (--lenient-missing), when there are any.
+// as missing (--lenient-missing) or unparseable (--lenient-parse), and the
+// suspect ones (rowNotes), when there are any.
 func printSkipped(ctx context.Context, store blob.Store, ledgerPath string, sum *localrun.Summary) {
 	if sum == nil || sum.Plan == nil {
 		return
@@ -247,8 +249,8 @@ func printSkipped(ctx context.Context, store blob.Store, ledgerPath string, sum 
 		fmt.Fprintf(os.Stderr, "skipped rows: %s\n", derrors.Describe(err))
 		return
 	}
-	if line := skippedLine(ctx, store, shards[sum.Plan.Run.ID]); line != "" {
-		fmt.Fprintln(os.Stdout, line)
+	for _, n := range rowNotes(ctx, store, shards[sum.Plan.Run.ID]) {
+		fmt.Fprintln(os.Stdout, n.text)
 	}
 }
 

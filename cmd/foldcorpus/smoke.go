@@ -80,7 +80,7 @@ func runSmoke(ctx context.Context, args []string) error {
 	}
 	store := cliStores()
 	// The full manifest's size, from its footers only.
-	pf, err := planner.Prepare(ctx, planner.Deps{Store: store}, full)
+	pf, err := planner.Prepare(ctx, planner.Deps{Store: store, NewFormat: formatRegistry.Constructor(ctx, format.Env{Store: store})}, full)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func runSmoke(ctx context.Context, args []string) error {
 	spec.Output = filepath.Join(smokeDir, "out")
 	spec.MaxRows = 0
 	var res shardfn.Result
-	_, err = localrun.Run(ctx, localrun.Config{Spec: spec, Workers: 1, FetchConcurrency: rf.fetchConc, Parse: mmcif.ReadInto,
+	_, err = localrun.Run(ctx, localrun.Config{Spec: spec, Formats: formatRegistry, Workers: 1, FetchConcurrency: rf.fetchConc, Parse: mmcif.ReadInto,
 		Store: store, OnShard: func(r shardfn.Result, _ error) { res = r }})
 	if err != nil {
 		return err

@@ -108,6 +108,8 @@ func printRunStatus(ctx context.Context, r ledger.Run, shards []ledger.Shard) bo
 			tot.RowsIn += s.Counts.RowsIn
 			tot.DocsOut += s.Counts.DocsOut
 			tot.Skipped += s.Counts.Skipped
+			tot.SkippedParse += s.Counts.SkippedParse
+			tot.SuspectSeqLen += s.Counts.SuspectSeqLen
 			for k, v := range s.Counts.Filtered {
 				tot.Filtered[k] += v
 			}
@@ -120,10 +122,16 @@ func printRunStatus(ctx context.Context, r ledger.Run, shards []ledger.Shard) bo
 	missing += r.Shards - len(shards)
 	fmt.Printf("run %s\n  manifest %s\n  format   %s\n  output   %s\n", r.ID, r.Manifest, r.Format, r.Output)
 	fmt.Printf("  shards   %d total, %d done, %d failed, %d missing\n", r.Shards, done, failed, missing)
-	fmt.Printf("  rows     %d in, %d docs out, %d skipped (missing objects)\n", tot.RowsIn, tot.DocsOut, tot.Skipped)
-	if tot.Skipped > 0 {
+	skipped := "missing objects"
+	if tot.SkippedParse > 0 {
+		skipped = fmt.Sprintf("%d missing objects, %d that failed to parse", tot.Skipped-tot.SkippedParse, tot.SkippedParse)
+	}
+	fmt.Printf("  rows     %d in, %d docs out, %d skipped (%s)\n", tot.RowsIn, tot.DocsOut, tot.Skipped, skipped)
+	if tot.Skipped > 0 || tot.SuspectSeqLen > 0 {
 		store := cliStores()
-		fmt.Printf("  skipped  %s\n", skippedLine(ctx, store, shards))
+		for _, n := range rowNotes(ctx, store, shards) {
+			fmt.Printf("  %-8s %s\n", n.kind, n.text)
+		}
 		store.Close()
 	}
 	reasons := make([]string, 0, len(tot.Filtered))

@@ -70,7 +70,7 @@ func statusAdvice(r ledger.Run, shards []ledger.Shard) []string {
 	var out []string
 	if n := len(failed); n > 0 {
 		out = append(out, fmt.Sprintf("%d shard(s) failed permanently on the bad rows listed above: rerunning fails them again. "+
-			"Fix or remove those rows in the manifest (or add --lenient-missing if their objects are missing) and build into a new --out: "+
+			"Fix or remove those rows in the manifest (or add --lenient-missing if their objects are missing, --lenient-parse if they fail to parse) and build into a new --out: "+
 			"a changed manifest or option is a different run.", n))
 	}
 	if n := len(retry); n > 0 {

@@ -7,13 +7,12 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
-	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 )
 
 // structureOption is the option that makes the named record format read
 // structures instead (contacts-v1's rotlib), or "" when it has none.
 func structureOption(name string) string {
-	info, err := registry.Describe(name)
+	info, err := formatRegistry.Describe(name)
 	if err != nil || info.Input == format.FromStructure {
 		return ""
 	}
@@ -29,8 +28,8 @@ func structureOption(name string) string {
 // need an option for it with the option: "cad-v2, ..., contacts-v1 (with
 // --opt rotlib=DIR)".
 func structureFormats() string {
-	names := registry.NamesReading(format.FromStructure)
-	for _, n := range registry.Names() {
+	names := formatRegistry.NamesReading(format.FromStructure)
+	for _, n := range formatRegistry.Names() {
 		if o := structureOption(n); o != "" {
 			names = append(names, fmt.Sprintf("%s (with --opt %s=DIR)", n, o))
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 )
@@ -78,10 +77,10 @@ func captureStdout(t *testing.T, fn func() error) (string, error) {
 // and default, and builds a corpus with `foldcorpus run` (the embedded
 // sample) whose documents are its own.
 func TestThrowawayFormat(t *testing.T) {
-	if err := registry.Register(throwawaySpec); err != nil { // the one registration line
+	if err := formatRegistry.Register(throwawaySpec); err != nil { // the one registration line
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { registry.Unregister(throwawaySpec.Name) })
+	t.Cleanup(func() { formatRegistry.Unregister(throwawaySpec.Name) })
 	ctx := context.Background()
 
 	listed, err := captureStdout(t, func() error { return runFormats(ctx, nil) })

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
-	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
+	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
@@ -225,7 +225,7 @@ func rerunAdvice(ctx context.Context, store blob.Store, out string, run *ledger.
 		var p *planner.Result
 		if err == nil {
 			spec.AllowDuplicateIDs = true // the messages only; the run was checked when planned
-			p, err = planner.Prepare(ctx, planner.Deps{Store: store}, spec)
+			p, err = planner.Prepare(ctx, planner.Deps{Store: store, NewFormat: formatRegistry.Constructor(ctx, format.Env{Store: store})}, spec)
 		}
 		for _, i := range rep.MissingShards() {
 			if err != nil || i >= len(p.Messages) {
@@ -269,11 +269,14 @@ func localRunCommand(run ledger.Run, out, ledgerFlag string) string {
 	if spec.LenientMissing {
 		args = append(args, "--lenient-missing")
 	}
+	if spec.LenientParse {
+		args = append(args, "--lenient-parse")
+	}
 	if spec.Passthrough != nil {
 		args = append(args, "--passthrough", shellQuote(strings.Join(spec.Passthrough, ",")))
 	}
 	defaults := map[string]string{}
-	if info, err := registry.Describe(spec.Format); err == nil {
+	if info, err := formatRegistry.Describe(spec.Format); err == nil {
 		for _, o := range info.Options {
 			defaults[o.Key] = o.Default
 		}

@@ -73,7 +73,7 @@ func Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := registry.New(cadv2.Name, nil)
+	f, err := registry.Builtin().New(cadv2.Name, nil)
 	if err != nil {
 		return err
 	}

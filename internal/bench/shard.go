@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/faultblob"
+	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
@@ -186,7 +187,8 @@ func benchShardChild(ctx context.Context, glob string, latency time.Duration, co
 	defer led.Close()
 	store := faultblob.New(localblob.Store{}, latency)
 	q := localqueue.New()
-	p, err := planner.Plan(ctx, planner.Deps{Store: store, Ledger: led, Publisher: q},
+	newFormat := registry.Builtin().Constructor(ctx, format.Env{Store: store})
+	p, err := planner.Plan(ctx, planner.Deps{Store: store, Ledger: led, Publisher: q, NewFormat: newFormat},
 		planner.Spec{Manifest: glob, Format: registry.Default, Output: out})
 	if err != nil {
 		return err
@@ -207,7 +209,7 @@ func benchShardChild(ctx context.Context, glob string, latency time.Duration, co
 	}
 	var ru0, ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
-	res, err := shardfn.Process(ctx, shardfn.Deps{Store: store, Ledger: led, Parse: mmcif.ReadInto, FetchConcurrency: conc}, p.Messages[0])
+	res, err := shardfn.Process(ctx, shardfn.Deps{Store: store, Ledger: led, Parse: mmcif.ReadInto, NewFormat: newFormat, FetchConcurrency: conc}, p.Messages[0])
 	if err != nil {
 		return err
 	}

@@ -92,6 +92,19 @@ type Accounting struct {
 	Skipped   int64             `json:"skipped"`
 	// SkippedIDs are the entry ids of rows skipped as missing (lenient mode).
 	SkippedIDs []string `json:"skipped_ids,omitempty"`
+	// LenientParse is set when the run skips the rows whose object fails
+	// to parse (--lenient-parse) instead of failing the shard.
+	// SkippedParse counts those rows (of Skipped, named in SkippedIDs
+	// too); ParseErrors names each with its error, in input order.
+	LenientParse bool       `json:"lenient_parse,omitempty"`
+	SkippedParse int64      `json:"skipped_parse,omitempty"`
+	ParseErrors  []RowIssue `json:"parse_errors,omitempty"`
+	// SuspectSeqLen counts the rows whose parsed structure has another
+	// length than the manifest's seq_len (SeqLenResidues): a truncated or
+	// wrong object, most likely. Their documents are written as any other;
+	// Suspects names the first MaxSuspects of them.
+	SuspectSeqLen int64      `json:"suspect_seq_len,omitempty"`
+	Suspects      []RowIssue `json:"suspects,omitempty"`
 	// DroppedColumns are the shard's manifest columns that the output does
 	// not carry (neither read as input nor passed through; see
 	// manifest.Dropped). A run names the columns to keep with its
@@ -107,6 +120,18 @@ type Accounting struct {
 	UnitDocs map[string]int64 `json:"unit_docs,omitempty"`
 	Funnel   map[string]int64 `json:"funnel,omitempty"`
 }
+
+// RowIssue names one manifest row (its entry id and row number within the
+// manifest file) and what was wrong with it.
+type RowIssue struct {
+	EntryID string `json:"entry_id"`
+	Row     int64  `json:"row"`
+	Detail  string `json:"detail"`
+}
+
+// MaxSuspects bounds the suspect rows a shard's accounting names
+// (Accounting.Suspects); the rest are only counted.
+const MaxSuspects = 100
 
 // Balanced reports whether every row is counted once: RowsIn = DocsOut +
 // sum(Filtered) + Skipped; for a Multi format RowsIn = Entries +
@@ -129,7 +154,8 @@ func (a Accounting) Balanced() bool {
 // Counts is the accounting's counts as the ledger records them.
 func (a Accounting) Counts() ledger.Counts {
 	return ledger.Counts{RowsIn: a.RowsIn, DocsOut: a.DocsOut, Filtered: a.Filtered, Skipped: a.Skipped,
-		Entries: a.Entries, UnitDocs: a.UnitDocs, Funnel: a.Funnel}
+		Entries: a.Entries, UnitDocs: a.UnitDocs, Funnel: a.Funnel,
+		SkippedParse: a.SkippedParse, SuspectSeqLen: a.SuspectSeqLen}
 }
 
 // LedgerDir is the folder, beside a Multi run's shard files, of their

@@ -101,6 +101,10 @@ type shardDoc struct {
 	// Claim identifies the Claim call that holds a running shard (see
 	// Claim); any other write clears it.
 	Claim string `firestore:"claim,omitempty"`
+	// SkippedParse and SuspectSeqLen are ledger.Counts' fields of those
+	// names (beside RowsIn, ..., Funnel above).
+	SkippedParse  int64 `firestore:"skipped_parse,omitempty"`
+	SuspectSeqLen int64 `firestore:"suspect_seq_len,omitempty"`
 }
 
 type badRowDoc struct {
@@ -119,7 +123,8 @@ func toShard(d shardDoc) ledger.Shard {
 		BadRows: bad, BadRowsMore: d.BadMore,
 		RunID: d.RunID, Index: d.Index, Status: ledger.Status(d.Status), Attempts: d.Attempts, Lease: d.Lease,
 		Counts: ledger.Counts{RowsIn: d.RowsIn, DocsOut: d.DocsOut, Filtered: d.Filtered, Skipped: d.Skipped,
-			Entries: d.Entries, UnitDocs: d.UnitDocs, Funnel: d.Funnel},
+			Entries: d.Entries, UnitDocs: d.UnitDocs, Funnel: d.Funnel,
+			SkippedParse: d.SkippedParse, SuspectSeqLen: d.SuspectSeqLen},
 		Output: d.Output, SHA256: d.SHA256, EntryID: d.EntryID, Error: d.Error, LastError: d.LastErr,
 		Started: d.Started, Finished: d.Finished,
 	}
@@ -135,6 +140,7 @@ func fromShard(s ledger.Shard, now time.Time) shardDoc {
 		RunID: s.RunID, Index: s.Index, Status: string(s.Status), Attempts: s.Attempts, Lease: s.Lease,
 		RowsIn: s.Counts.RowsIn, DocsOut: s.Counts.DocsOut, Filtered: s.Counts.Filtered, Skipped: s.Counts.Skipped,
 		Entries: s.Counts.Entries, UnitDocs: s.Counts.UnitDocs, Funnel: s.Counts.Funnel,
+		SkippedParse: s.Counts.SkippedParse, SuspectSeqLen: s.Counts.SuspectSeqLen,
 		Output: s.Output, SHA256: s.SHA256, EntryID: s.EntryID, Error: s.Error, LastErr: s.LastError,
 		Started: s.Started, Finished: s.Finished, Updated: now,
 	}

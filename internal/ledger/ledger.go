@@ -45,6 +45,12 @@ type Counts struct {
 	Entries  int64            `json:"entries,omitempty"`
 	UnitDocs map[string]int64 `json:"unit_docs,omitempty"`
 	Funnel   map[string]int64 `json:"funnel,omitempty"`
+	// SkippedParse counts the skipped rows (of Skipped) whose object
+	// failed to parse (--lenient-parse); SuspectSeqLen the rows whose
+	// structure has another length than the manifest's seq_len (written
+	// as any other). Neither enters Balanced.
+	SkippedParse  int64 `json:"skipped_parse,omitempty"`
+	SuspectSeqLen int64 `json:"suspect_seq_len,omitempty"`
 }
 
 // Balanced reports whether every row is counted once (see Counts).
@@ -69,6 +75,8 @@ func (c *Counts) Add(o Counts) {
 	c.DocsOut += o.DocsOut
 	c.Skipped += o.Skipped
 	c.Entries += o.Entries
+	c.SkippedParse += o.SkippedParse
+	c.SuspectSeqLen += o.SuspectSeqLen
 	for _, m := range []struct {
 		dst *map[string]int64
 		src map[string]int64

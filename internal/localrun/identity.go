@@ -20,7 +20,7 @@ import (
 // and the format's options with every default applied (an option passed
 // explicitly at its default, e.g. residue_plddt_min=70 or 70.0, is the
 // option left out).
-func Normalize(spec planner.Spec) (planner.Spec, error) {
+func Normalize(reg *registry.Registry, spec planner.Spec) (planner.Spec, error) {
 	var err error
 	if spec.Manifest, err = absPath(spec.Manifest); err != nil {
 		return spec, err
@@ -28,8 +28,8 @@ func Normalize(spec planner.Spec) (planner.Spec, error) {
 	if spec.Output, err = absPath(spec.Output); err != nil {
 		return spec, err
 	}
-	opts := registry.WithDefaults(spec.Format, spec.Options)
-	if info, err := registry.Describe(spec.Format); err == nil {
+	opts := reg.WithDefaults(spec.Format, spec.Options)
+	if info, err := reg.Describe(spec.Format); err == nil {
 		for _, o := range info.Options {
 			v, set := opts[o.Key]
 			if !set || o.Required || v == o.Default {

@@ -14,9 +14,9 @@ import (
 func TestNormalize(t *testing.T) {
 	dir := t.TempDir()
 	m := filepath.Join(dir, "m", "*.parquet")
-	defaults := registry.WithDefaults("contacts-and-distances-v2", nil)
+	defaults := registry.Builtin().WithDefaults("contacts-and-distances-v2", nil)
 	with := func(k, v string) map[string]string {
-		o := registry.WithDefaults("contacts-and-distances-v2", nil)
+		o := registry.Builtin().WithDefaults("contacts-and-distances-v2", nil)
 		o[k] = v
 		return o
 	}
@@ -34,7 +34,7 @@ func TestNormalize(t *testing.T) {
 		{"a value that is not a number stays", m, map[string]string{"plddt_bin_edges": "70, 80"}, with("plddt_bin_edges", "70, 80")},
 	}
 	for _, tt := range tests {
-		got, err := Normalize(planner.Spec{Manifest: tt.manifest, Format: "contacts-and-distances-v2", Options: tt.opts, Output: "file://" + dir + "/out"})
+		got, err := Normalize(registry.Builtin(), planner.Spec{Manifest: tt.manifest, Format: "contacts-and-distances-v2", Options: tt.opts, Output: "file://" + dir + "/out"})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

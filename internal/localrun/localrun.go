@@ -18,6 +18,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
+	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
@@ -42,9 +43,13 @@ type Config struct {
 	// Parse reads mmCIF into a reused structure (required for structure
 	// formats; mmcif.ReadInto, see shardfn.Deps.Parse).
 	Parse func(st *structure.Structure, data []byte) error
-	// NewFormat resolves formats (when nil, inline.NewIn with Store:
+	// Formats is the run's format registry (the caller's composition:
+	// registry.Builtin() when nil). Formats are resolved with inline.NewIn:
 	// bio2token-v2 runs its encoder in this process, and an option naming
-	// an input by URI, rotlib=gs://..., is read through Store).
+	// an input by URI, rotlib=gs://..., is read through Store.
+	Formats *registry.Registry
+	// NewFormat, when set, resolves formats instead of Formats (a test's
+	// stand-in).
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	// Store serves manifests and objects (localblob.Store when nil).
 	Store blob.Store
@@ -121,7 +126,10 @@ var ErrIncomplete = errors.New("run incomplete")
 func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	defer derrors.Wrap(&err, "localrun.Run")
 	start := time.Now()
-	if cfg.Spec, err = Normalize(cfg.Spec); err != nil {
+	if cfg.Formats == nil {
+		cfg.Formats = registry.Builtin()
+	}
+	if cfg.Spec, err = Normalize(cfg.Formats, cfg.Spec); err != nil {
 		return nil, err
 	}
 	out := cfg.Spec.Output
@@ -148,7 +156,7 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	store = trackedStore{store, tr}
 	if cfg.NewFormat == nil {
 		cfg.NewFormat = func(name string, opts map[string]string) (format.Format, error) {
-			return inline.NewIn(ctx, format.Env{Store: store}, name, opts)
+			return inline.NewIn(ctx, cfg.Formats, format.Env{Store: store}, name, opts)
 		}
 	}
 	// Everything that can refuse the run comes before anything is

@@ -53,7 +53,7 @@ func jsonValue(t format.ColumnType, v any) any {
 // records of the "default" variant and compares the documents.
 func TestEndToEndRecordFormat(t *testing.T) {
 	dir := testcorpus.Dir(t)
-	f, err := registry.New("contacts-v1", nil)
+	f, err := registry.Builtin().New("contacts-v1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

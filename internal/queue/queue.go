@@ -37,6 +37,9 @@ type ShardMessage struct {
 	// LenientMissing skips (and counts) rows whose object does not exist
 	// instead of failing the shard. Opt-in per run.
 	LenientMissing bool `json:"lenient_missing,omitempty"`
+	// LenientParse skips (counts, and names with its error) rows whose
+	// object fails to parse instead of failing the shard. Opt-in per run.
+	LenientParse bool `json:"lenient_parse,omitempty"`
 }
 
 // Validate checks that the message is complete and self-consistent. It says

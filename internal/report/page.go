@@ -61,6 +61,7 @@ figcaption { font-size: 0.85em; text-align: center; }
 <tr><td class="l">documents out</td><td>{{.A.DocsOut}}</td></tr>
 {{range .Reasons}}<tr><td class="l">filtered: {{.Name}}</td><td>{{.N}}</td></tr>
 {{end}}<tr><td class="l">skipped (lenient missing)</td><td>{{.A.Skipped}}</td></tr>
+{{if .A.SuspectSeqLen}}<tr><td class="l">suspect, written: structure length differs from the manifest's seq_len (truncated objects?)</td><td>{{.A.SuspectSeqLen}}</td></tr>{{end}}
 </table>
 {{if .A.Entries}}
 <h2>Funnel: entries, chains, documents</h2>

@@ -82,6 +82,10 @@ type Accounting struct {
 	ShardsMissing int       `json:"shards_missing"`
 	Failures      []Failure `json:"failures"`
 	Missing       []int     `json:"missing"`
+
+	// SuspectSeqLen counts the rows written although their structure's
+	// length differs from the manifest's seq_len (truncated objects?).
+	SuspectSeqLen int64 `json:"suspect_seq_len,omitempty"`
 }
 
 // Failure is one shard that did not finish.
@@ -229,7 +233,7 @@ func accounting(files []*shardFile, shards []ledger.Shard, total int) Accounting
 		}
 	}
 	a.ShardsMissing = len(a.Missing)
-	a.RowsIn, a.DocsOut, a.Skipped, a.Entries = sum.RowsIn, sum.DocsOut, sum.Skipped, sum.Entries
+	a.RowsIn, a.DocsOut, a.Skipped, a.Entries, a.SuspectSeqLen = sum.RowsIn, sum.DocsOut, sum.Skipped, sum.Entries, sum.SuspectSeqLen
 	for r, n := range sum.Filtered {
 		a.Filtered[r] = n
 	}

@@ -52,6 +52,11 @@ func (v *verifier) checkFiles(ctx context.Context) error {
 				v.rep.Accounted += a.RowsIn
 				v.rep.Documents += a.DocsOut
 				v.rep.Skipped += a.Skipped
+				v.rep.SkippedParse += a.SkippedParse
+				v.rep.SuspectSeqLen += a.SuspectSeqLen
+				for _, r := range a.Suspects {
+					v.rep.Suspects = append(v.rep.Suspects, r.EntryID)
+				}
 				for k, n := range a.Filtered {
 					v.rep.Filtered[k] += n
 				}

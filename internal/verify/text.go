@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -26,8 +27,20 @@ func WriteText(w io.Writer, r *Report, rerun []string) error {
 	}
 	fmt.Fprintf(&b, "  rows      %s in the manifest, %d accounted for: %d documents, %d filtered, %d skipped\n",
 		rows, r.Accounted, r.Documents, sum(r.Filtered), r.Skipped)
+	if r.SkippedParse > 0 {
+		fmt.Fprintf(&b, "  skipped   %d of them because their object failed to parse (--lenient-parse; `foldcorpus status` names them)\n", r.SkippedParse)
+	}
 	for _, k := range sortedKeys(r.Filtered) {
 		fmt.Fprintf(&b, "  filtered  %-20s %d\n", k, r.Filtered[k])
+	}
+	if r.SuspectSeqLen > 0 {
+		ids := slices.Sorted(slices.Values(r.Suspects))
+		more := ""
+		if len(ids) > 10 {
+			ids, more = ids[:10], "..."
+		}
+		fmt.Fprintf(&b, "WARNING   %d rows whose structure's length differs from the manifest's seq_len (truncated objects?), written as any other; not a failure: %s%s\n",
+			r.SuspectSeqLen, strings.Join(ids, ", "), more)
 	}
 	if r.Unchecked > 0 {
 		fmt.Fprintf(&b, "  unchecked %d files name no manifest: their rows were checked against their own accounting only\n", r.Unchecked)

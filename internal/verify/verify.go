@@ -84,6 +84,13 @@ type Report struct {
 	Documents int64            `json:"documents"`
 	Filtered  map[string]int64 `json:"filtered"`
 	Skipped   int64            `json:"skipped"`
+	// SkippedParse counts the skipped rows whose object failed to parse
+	// (--lenient-parse); SuspectSeqLen the rows written although their
+	// structure's length differs from the manifest's seq_len, Suspects the
+	// entry ids the files name of them. Neither makes a corpus not whole.
+	SkippedParse  int64    `json:"skipped_parse,omitempty"`
+	SuspectSeqLen int64    `json:"suspect_seq_len,omitempty"`
+	Suspects      []string `json:"suspects,omitempty"`
 	// Unchecked counts the files whose rows no manifest names (none was
 	// given, and their footers name none): checked against their own
 	// accounting only.

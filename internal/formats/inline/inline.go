@@ -14,19 +14,20 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 )
 
-// New returns the named format configured by opts (registry.New), with
-// bio2token-v2's encoder opened by OpenEncoder.
+// New returns the named builtin format configured by opts
+// (registry.Builtin), with bio2token-v2's encoder opened by OpenEncoder.
 func New(name string, opts map[string]string) (format.Format, error) {
-	return NewIn(context.Background(), format.Env{}, name, opts)
+	return NewIn(context.Background(), registry.Builtin(), format.Env{}, name, opts)
 }
 
-// NewIn is New with the inputs the options name by URI read through
-// env.Store (registry.NewIn).
-func NewIn(ctx context.Context, env format.Env, name string, opts map[string]string) (format.Format, error) {
+// NewIn returns the named format of reg configured by opts, with the
+// inputs the options name by URI read through env.Store
+// (registry.Registry.NewIn), and bio2token-v2's encoder in this process.
+func NewIn(ctx context.Context, reg *registry.Registry, env format.Env, name string, opts map[string]string) (format.Format, error) {
 	if name == fb2t.Name {
 		return fb2t.Constructor(OpenEncoder)(opts)
 	}
-	return registry.NewIn(ctx, env, name, opts)
+	return reg.NewIn(ctx, env, name, opts)
 }
 
 // OpenEncoder loads o's weights (a checkpoint file or generated:SEED) and

@@ -15,8 +15,8 @@ type Info struct {
 }
 
 // Describe returns the named format's input kind and options.
-func Describe(name string) (Info, error) {
-	s, err := lookup(name)
+func (r *Registry) Describe(name string) (Info, error) {
+	s, err := r.lookup(name)
 	if err != nil {
 		return Info{}, err
 	}
@@ -24,11 +24,11 @@ func Describe(name string) (Info, error) {
 }
 
 // NamesReading lists the formats whose input is kind, sorted.
-func NamesReading(kind format.InputKind) []string {
-	registry.RLock()
-	defer registry.RUnlock()
+func (r *Registry) NamesReading(kind format.InputKind) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	var names []string
-	for n, s := range registry.specs {
+	for n, s := range r.specs {
 		if s.Input == kind {
 			names = append(names, n)
 		}
@@ -41,12 +41,12 @@ func NamesReading(kind format.InputKind) []string {
 // set to its default, so that two option sets that configure the format
 // alike compare equal. Options with no default, and the options of a
 // format the registry does not know, are left as they are.
-func WithDefaults(name string, opts map[string]string) map[string]string {
+func (r *Registry) WithDefaults(name string, opts map[string]string) map[string]string {
 	out := make(map[string]string, len(opts))
 	for k, v := range opts {
 		out[k] = v
 	}
-	s, err := lookup(name)
+	s, err := r.lookup(name)
 	if err != nil {
 		return out
 	}

@@ -10,8 +10,9 @@ import (
 // TestDescribe: every registered format is described, and a format built
 // from its listed defaults reads the input kind the registry says.
 func TestDescribe(t *testing.T) {
-	for _, name := range Names() {
-		info, err := Describe(name)
+	r := Builtin()
+	for _, name := range r.Names() {
+		info, err := r.Describe(name)
 		if err != nil {
 			t.Errorf("Describe(%s): %v", name, err)
 			continue
@@ -26,7 +27,7 @@ func TestDescribe(t *testing.T) {
 		if required { // building needs e.g. weights
 			continue
 		}
-		f, err := New(name, WithDefaults(name, nil))
+		f, err := r.New(name, r.WithDefaults(name, nil))
 		if err != nil {
 			t.Errorf("New(%s, defaults): %v", name, err)
 			continue
@@ -35,22 +36,23 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("%s: Kind() = %v, registry says %v", name, f.Kind(), info.Input)
 		}
 	}
-	if got := len(Names()); got != len(builtin()) {
+	if got := len(r.Names()); got != len(builtin()) {
 		t.Errorf("%d formats registered, %d builtin", got, len(builtin()))
 	}
-	if got := NamesReading(format.FromRecord); !reflect.DeepEqual(got, []string{"contacts-v1"}) {
+	if got := r.NamesReading(format.FromRecord); !reflect.DeepEqual(got, []string{"contacts-v1"}) {
 		t.Errorf("NamesReading(FromRecord) = %v", got)
 	}
 }
 
 func TestWithDefaults(t *testing.T) {
-	got := WithDefaults("contacts-v1", map[string]string{"think": "true"})
+	r := Builtin()
+	got := r.WithDefaults("contacts-v1", map[string]string{"think": "true"})
 	want := map[string]string{"think": "true", "context_length": "8192", "min_contact_degree": "0.001", "min_seq_separation": "6", "rotlib": "", "record": "false",
 		"units": "structure", "curation": "none", "max_chains": "1", "clusters": "", "fix_chain_ids": "false"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("WithDefaults = %v, want %v", got, want)
 	}
-	if got := WithDefaults("no-such-format", map[string]string{"a": "b"}); !reflect.DeepEqual(got, map[string]string{"a": "b"}) {
+	if got := r.WithDefaults("no-such-format", map[string]string{"a": "b"}); !reflect.DeepEqual(got, map[string]string{"a": "b"}) {
 		t.Errorf("WithDefaults(unknown) = %v", got)
 	}
 }

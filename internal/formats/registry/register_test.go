@@ -13,36 +13,37 @@ import (
 // defaulted and built by the registry; a taken name or a malformed Spec is
 // refused and changes nothing.
 func TestRegisterSpec(t *testing.T) {
+	r := Builtin()
 	spec := cadv2.Spec()
 	spec.Name = "registry-test-v0"
 	spec.Input = format.FromRecord // not cadv2's: Describe must read the Spec
 	spec.Options = func() []format.Option {
 		return []format.Option{{Key: "knob", Default: "7", Doc: "a test knob"}}
 	}
-	if err := Register(spec); err != nil {
+	if err := r.Register(spec); err != nil {
 		t.Fatalf("Register(%s): %v", spec.Name, err)
 	}
-	t.Cleanup(func() { Unregister(spec.Name) })
+	t.Cleanup(func() { r.Unregister(spec.Name) })
 
-	if names := Names(); !contains(names, spec.Name) {
+	if names := r.Names(); !contains(names, spec.Name) {
 		t.Errorf("Names() = %v, want %s in it", names, spec.Name)
 	}
-	info, err := Describe(spec.Name)
+	info, err := r.Describe(spec.Name)
 	if err != nil || info.Input != format.FromRecord || len(info.Options) != 1 || info.Options[0].Key != "knob" {
 		t.Errorf("Describe(%s) = %+v, %v; want its Spec's input and one option", spec.Name, info, err)
 	}
-	if got := NamesReading(format.FromRecord); !contains(got, spec.Name) {
+	if got := r.NamesReading(format.FromRecord); !contains(got, spec.Name) {
 		t.Errorf("NamesReading(FromRecord) = %v, want %s in it", got, spec.Name)
 	}
-	if got := WithDefaults(spec.Name, nil); !reflect.DeepEqual(got, map[string]string{"knob": "7"}) {
+	if got := r.WithDefaults(spec.Name, nil); !reflect.DeepEqual(got, map[string]string{"knob": "7"}) {
 		t.Errorf("WithDefaults(%s) = %v", spec.Name, got)
 	}
-	f, err := New(spec.Name, nil)
+	f, err := r.New(spec.Name, nil)
 	if err != nil || f == nil {
 		t.Fatalf("New(%s) = %v, %v", spec.Name, f, err)
 	}
 
-	if err := Register(spec); err == nil || !strings.Contains(err.Error(), "already registered") {
+	if err := r.Register(spec); err == nil || !strings.Contains(err.Error(), "already registered") {
 		t.Errorf("Register(%s) twice: %v, want already registered", spec.Name, err)
 	}
 	bad := []format.Spec{
@@ -53,16 +54,16 @@ func TestRegisterSpec(t *testing.T) {
 		}},
 	}
 	for _, b := range bad {
-		if err := Register(b); err == nil {
-			Unregister(b.Name)
+		if err := r.Register(b); err == nil {
+			r.Unregister(b.Name)
 			t.Errorf("Register(%q) = nil, want an error", b.Name)
 		}
 	}
-	if got := len(Names()); got != len(builtin())+1 {
+	if got := len(r.Names()); got != len(builtin())+1 {
 		t.Errorf("%d formats after the refused registrations, want %d", got, len(builtin())+1)
 	}
-	Unregister(spec.Name)
-	if _, err := New(spec.Name, nil); err == nil || !strings.Contains(err.Error(), "unknown format") {
+	r.Unregister(spec.Name)
+	if _, err := r.New(spec.Name, nil); err == nil || !strings.Contains(err.Error(), "unknown format") {
 		t.Errorf("New(%s) after Unregister: %v, want unknown format", spec.Name, err)
 	}
 }

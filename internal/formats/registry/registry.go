@@ -34,39 +34,37 @@ func builtin() []format.Spec {
 	}
 }
 
-// registry holds the registered formats, the builtin ones from the start
-// (a package variable, not init(): internal packages have no init).
-var registry = newRegistry(builtin())
-
-type specs struct {
-	sync.RWMutex
+// Registry maps format names to their Specs. The composition roots (the
+// CLI, the Cloud Functions, the local runner's caller) build one with
+// Builtin, and add to it (Register) what they link besides; the planner
+// and the shard worker take a constructor from it (Deps.NewFormat), so
+// that they link no format themselves. Safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
 	specs map[string]format.Spec
 }
 
-// newRegistry indexes list; a malformed or duplicate builtin Spec is a
-// programming error and panics when the package loads (every test does).
-func newRegistry(list []format.Spec) *specs {
-	r := &specs{specs: map[string]format.Spec{}}
-	for _, s := range list {
-		if err := r.register(s); err != nil {
+// Builtin returns a new registry of the formats every binary knows
+// (builtin). A malformed or duplicate builtin Spec is a programming error
+// and panics (every test builds one).
+func Builtin() *Registry {
+	r := &Registry{specs: map[string]format.Spec{}}
+	for _, s := range builtin() {
+		if err := r.Register(s); err != nil {
 			panic(err)
 		}
 	}
 	return r
 }
 
-// Register adds a format to the registry. It returns an error, and
-// registers nothing, when the Spec is invalid (format.Spec.Validate) or
-// its name is taken. Safe for concurrent use; a format registered after
-// a run started is not seen by that run's earlier lookups.
-func Register(s format.Spec) error { return registry.register(s) }
-
-func (r *specs) register(s format.Spec) error {
+// Register adds a format. It returns an error, and registers nothing,
+// when the Spec is invalid (format.Spec.Validate) or its name is taken.
+func (r *Registry) Register(s format.Spec) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	r.Lock()
-	defer r.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if _, ok := r.specs[s.Name]; ok {
 		return fmt.Errorf("format %q is already registered", s.Name)
 	}
@@ -75,47 +73,55 @@ func (r *specs) register(s format.Spec) error {
 }
 
 // Unregister removes a format (a test's throwaway format); unknown names
-// are ignored. Safe for concurrent use.
-func Unregister(name string) {
-	registry.Lock()
-	defer registry.Unlock()
-	delete(registry.specs, name)
+// are ignored.
+func (r *Registry) Unregister(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.specs, name)
 }
 
 // lookup returns the named format's Spec, or an error listing the known
 // names.
-func lookup(name string) (format.Spec, error) {
-	registry.RLock()
-	s, ok := registry.specs[name]
-	registry.RUnlock()
+func (r *Registry) lookup(name string) (format.Spec, error) {
+	r.mu.RLock()
+	s, ok := r.specs[name]
+	r.mu.RUnlock()
 	if !ok {
-		return format.Spec{}, fmt.Errorf("unknown format %q (known: %v)", name, Names())
+		return format.Spec{}, fmt.Errorf("unknown format %q (known: %v)", name, r.Names())
 	}
 	return s, nil
 }
 
 // New returns the named format configured by opts, with no store: the
 // options name local paths only (NewIn).
-func New(name string, opts map[string]string) (format.Format, error) {
-	return NewIn(context.Background(), format.Env{}, name, opts)
+func (r *Registry) New(name string, opts map[string]string) (format.Format, error) {
+	return r.NewIn(context.Background(), format.Env{}, name, opts)
 }
 
 // NewIn returns the named format configured by opts; the inputs the
 // options name by URI (rotlib=gs://...) are read through env.Store.
-func NewIn(ctx context.Context, env format.Env, name string, opts map[string]string) (format.Format, error) {
-	s, err := lookup(name)
+func (r *Registry) NewIn(ctx context.Context, env format.Env, name string, opts map[string]string) (format.Format, error) {
+	s, err := r.lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	return s.New(ctx, env, opts)
 }
 
+// Constructor is NewIn over env, in the shape the planner's and the shard
+// worker's Deps.NewFormat take.
+func (r *Registry) Constructor(ctx context.Context, env format.Env) func(name string, opts map[string]string) (format.Format, error) {
+	return func(name string, opts map[string]string) (format.Format, error) {
+		return r.NewIn(ctx, env, name, opts)
+	}
+}
+
 // Names lists the known formats, sorted.
-func Names() []string {
-	registry.RLock()
-	defer registry.RUnlock()
-	names := make([]string, 0, len(registry.specs))
-	for n := range registry.specs {
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.specs))
+	for n := range r.specs {
 		names = append(names, n)
 	}
 	sort.Strings(names)
