@@ -118,6 +118,7 @@ type builder struct {
 	seenBlocks         map[string]bool   // parse: the block names so far
 	names              []string          // the _atom_site loop's column names
 	ext                *entryTables      // ReadEntry's extra categories (entry.go); nil otherwise
+	hdr                *headerRead       // a headers-only read (ReadCategories, header.go); nil otherwise
 
 	fast fastState // the line fast path's state (fastrow.go)
 
@@ -160,7 +161,7 @@ func (b *builder) release() {
 	if len(b.intern) > maxInterned {
 		b.intern = make(map[string]string, 64)
 	}
-	b.noFast, b.ext = false, nil
+	b.noFast, b.ext, b.hdr = false, nil, nil
 	b.fast.keyValid = false
 	b.doc.name = ""
 	builders.Put(b)

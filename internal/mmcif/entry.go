@@ -2,6 +2,7 @@ package mmcif
 
 import (
 	"os"
+	"strings"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -22,11 +23,14 @@ type Entry struct {
 }
 
 // Category is one mmCIF category of a block, given as a loop or as
-// tag-value pairs (then one row): its item names (lower case, without the
-// category prefix) and its values, row-major.
+// tag-value pairs (then one row): its item names without the category
+// prefix and its values, row-major. ReadEntry gives the names lower case;
+// ReadCategories gives them as written (exp222 looks items up as a Python
+// dict does, Column). The one category type of both reads.
 type Category struct {
 	Tags   []string
 	Values []Value
+	isLoop bool // read from a loop (ReadCategories' precedence, header.go)
 }
 
 // Value is one CIF value as written: its text (without quotes or text-field
@@ -41,6 +45,16 @@ func (v Value) IsNull() bool {
 	return !v.Quoted && (v.Text == "?" || v.Text == ".")
 }
 
+// Null is the null kind of v as gemmi's Block.get_mmcif_category
+// (raw=False) tells them apart: '?' (None) or '.' (False) for an unquoted
+// null, 0 otherwise.
+func (v Value) Null() byte {
+	if v.IsNull() {
+		return v.Text[0]
+	}
+	return 0
+}
+
 // Str is the value as gemmi's cif::as_string gives it: "" for a null.
 func (v Value) Str() string {
 	if v.IsNull() {
@@ -49,14 +63,34 @@ func (v Value) Str() string {
 	return v.Text
 }
 
-// Col returns the index of item name (lower case), or -1.
+// Col returns the index of item name (lower case), compared without case
+// as CIF compares tags, or -1.
 func (c *Category) Col(name string) int {
 	for i, t := range c.Tags {
-		if t == name {
+		if t == name || strings.EqualFold(t, name) {
 			return i
 		}
 	}
 	return -1
+}
+
+// Column returns the values of the item named name, compared as written
+// (like a Python dict key), one per row, or nil when the category (or c)
+// has no such item.
+func (c *Category) Column(name string) []Value {
+	if c == nil {
+		return nil
+	}
+	for i, t := range c.Tags {
+		if t == name {
+			col := make([]Value, c.Rows())
+			for r := range col {
+				col[r] = c.At(r, i)
+			}
+			return col
+		}
+	}
+	return nil
 }
 
 // Rows is the number of rows.

@@ -74,6 +74,10 @@ type document struct {
 // parse tokenizes the whole input, checking CIF syntax as gemmi does
 // (every loop must hold a multiple of its tag count), streams the first
 // block's _atom_site loop rows into b, and returns the small categories.
+// In a headers-only read (b.hdr set, ReadCategories) it builds nothing:
+// b.hdr collects the wanted categories and every other loop, _atom_site
+// included, is only counted; the choice is made once per pair and once per
+// loop, never per row.
 func parse(data []byte, b *builder) (*document, error) {
 	doc := b.resetDocument()
 	l := lexer{data: data}
@@ -113,7 +117,7 @@ func parse(data []byte, b *builder) (*document, error) {
 			}
 			doc.nBlocks++
 			inFirst = doc.nBlocks == 1
-			if inFirst && k == tData {
+			if inFirst && k == tData && b.hdr == nil {
 				doc.name = string(data[sp.s:sp.e])
 				if doc.name == "" {
 					doc.name = "#" // gemmi 0.5.7 names an empty data_ block "#"
@@ -199,6 +203,10 @@ func (b *builder) pair(l *lexer, sp span, inFirst, inFrame bool) error {
 	if !inFirst {
 		return nil
 	}
+	if b.hdr != nil {
+		b.hdr.pair(l.data, tag, vsp, vk)
+		return nil
+	}
 	t, prefix, atomSite := b.category(tag)
 	if atomSite {
 		t = &b.doc.atomPairs
@@ -231,10 +239,12 @@ func (b *builder) loop(l *lexer, sp span, inFirst, inFrame bool) (tokKind, span,
 	var prefix string
 	atoms := false
 	if inFirst && !inFrame {
-		t, prefix, atoms = b.category(first)
-	}
-	if t != nil || atoms {
-		b.loopColumns(l.data, t, prefix, atoms)
+		if b.hdr != nil {
+			// headers only: no atom is built, _atom_site is counted
+			t = b.hdr.startLoop(first)
+		} else if t, prefix, atoms = b.category(first); t != nil || atoms {
+			b.loopColumns(l.data, t, prefix, atoms)
+		}
 	}
 	if atoms {
 		b.startAtoms(b.names)
@@ -250,6 +260,8 @@ func (b *builder) loop(l *lexer, sp span, inFirst, inFrame bool) (tokKind, span,
 	}
 	if atoms {
 		b.endAtoms()
+	} else if t != nil && b.hdr != nil {
+		b.hdr.endLoop(l.data, b.loopTags)
 	}
 	return k, sp, nil
 }

@@ -19,14 +19,14 @@ var errRange = errors.New("assembly chain count out of the int32 range")
 // _pdbx_struct_assembly_gen rows of assembly id, the distinct protein asyms
 // listed and the chains built (each protein asym of a row times the number
 // of operators of its expression).
-func assemblyProteinChains(gen *mmcif.CIFCategory, id string, protein map[string]bool) (distinct, built int64, err error) {
+func assemblyProteinChains(gen *mmcif.Category, id string, protein map[string]bool) (distinct, built int64, err error) {
 	if gen == nil || len(gen.Tags) == 0 {
 		return 0, 0, nil
 	}
 	ids, lists, opers := gen.Column("assembly_id"), gen.Column("asym_id_list"), gen.Column("oper_expression")
 	seen := map[string]bool{}
 	for i, aid := range ids {
-		if aid.Null == '?' || pyStrip(pyStr(aid)) != id {
+		if aid.Null() == '?' || pyStrip(pyStr(aid)) != id {
 			continue
 		}
 		if i >= len(lists) || !truthy(lists[i]) {

@@ -118,12 +118,13 @@ func TestScanMatchesExp222(t *testing.T) {
 	}
 }
 
-// TestScanErrors: files gemmi's cif.read refuses (or that are not mmCIF)
-// are rows with the error, the id and path kept and every other column
+// TestScanErrors: files gemmi refuses (or that are neither mmCIF nor PDB
+// format) are rows with the error, the id and path kept and every other column
 // empty.
 func TestScanErrors(t *testing.T) {
 	dir := testcorpus.Dir(t)
-	pdbFormat := []byte("HEADER    PLANT PROTEIN                           30-APR-81   1CRN              \nATOM      1  N   THR A   1      17.047  14.099   3.625  1.00 13.79           N  \nEND\n")
+	// PDB format is scanned (pdbformat_test.go); a NUL byte gemmi refuses
+	pdbFormat := []byte("HEADER    PLANT PROTEIN                           30-APR-81   1CRN              \nATOM      1  N   THR A   1      17.047  14.099   3.625  1.00 13.79           N  \n\x00END\n")
 	broken, err := os.ReadFile(filepath.Join(dir, "edge", "biopandas_3eiy_stripped_ele.cif"))
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +134,8 @@ func TestScanErrors(t *testing.T) {
 		data []byte
 	}{
 		{"empty", nil},
-		{"pdb-format", pdbFormat},
+		{"pdb-format-nul", pdbFormat},
+		{"neither", []byte("not a structure\n")},
 		{"wrong-value-count", broken},
 		{"two-blocks", []byte("data_a\n_x.y 1\ndata_b\n_x.y 2\n")},
 		{"duplicate-tag", []byte("data_a\n_x.y 1\n_x.y 2\n")},

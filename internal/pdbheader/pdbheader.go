@@ -11,6 +11,11 @@
 // checks of the structure reader (gemmi 0.5.7's grammar), so a file that
 // gemmi's cif.read refuses is an Entry with Error set, never a panic or a
 // silent row. _atom_site is tokenized and counted, not built.
+//
+// A PDB-format file (plain or gzip) is read with mmcif.ReadPDBHeader:
+// its header records (HEADER, EXPDTA, REMARK 2, 3 and 350, SEQRES) give
+// the same columns by the rules of docs/pdb.md section 2 (scanPDB), and
+// its coordinate records are skipped, not built.
 package pdbheader
 
 import (
@@ -72,9 +77,9 @@ func PDBID(p string) string {
 	return strings.ToLower(name)
 }
 
-// Scan is scan_one of the file's bytes (mmCIF, plain or gzip): the header
-// row of p, or a row whose Error says why the file could not be read.
-// Safe for concurrent use.
+// Scan is scan_one of the file's bytes (mmCIF or PDB format, plain or
+// gzip): the header row of p, or a row whose Error says why the file could
+// not be read. Safe for concurrent use.
 func Scan(data []byte, p string) Entry {
 	var s scanner
 	return s.scan(data, p)
@@ -92,6 +97,9 @@ func (s *scanner) scan(data []byte, p string) Entry {
 	data, err := s.gz.gunzip(data)
 	if err != nil {
 		return e.failed(err)
+	}
+	if mmcif.IsPDB(data) {
+		return scanPDB(data, e)
 	}
 	h, err := mmcif.ReadCategories(data, categories())
 	if err == nil && h.Blocks != 1 {
@@ -134,7 +142,7 @@ func (s *scanner) scan(data []byte, p string) Entry {
 	asymIDs, asymEntities := asym.Column("id"), asym.Column("entity_id")
 	protein := map[string]bool{}
 	for i := 0; i < min(len(asymIDs), len(asymEntities)); i++ {
-		if asymEntities[i].Null != '?' && slices.Contains(e.ProteinEntityIDs, pyStrip(pyStr(asymEntities[i]))) {
+		if asymEntities[i].Null() != '?' && slices.Contains(e.ProteinEntityIDs, pyStrip(pyStr(asymEntities[i]))) {
 			protein[pyStrip(pyStr(asymIDs[i]))] = true
 		}
 	}
@@ -156,7 +164,7 @@ func (e Entry) failed(err error) Entry {
 
 // releaseDate is exp222's _release_date: the revision_date of the row
 // whose ordinal is 1, else the least usable revision date.
-func releaseDate(hist *mmcif.CIFCategory) *string {
+func releaseDate(hist *mmcif.Category) *string {
 	if hist == nil || len(hist.Tags) == 0 {
 		return nil
 	}
@@ -174,7 +182,7 @@ func releaseDate(hist *mmcif.CIFCategory) *string {
 		return nil
 	}
 	for i := 0; i < min(len(ordinals), len(dates)); i++ {
-		if ordinals[i].Null != '?' && pyStrip(pyStr(ordinals[i])) == "1" && truthy(dates[i]) {
+		if ordinals[i].Null() != '?' && pyStrip(pyStr(ordinals[i])) == "1" && truthy(dates[i]) {
 			s := pyStrip(pyStr(dates[i]))
 			return &s
 		}
@@ -183,7 +191,7 @@ func releaseDate(hist *mmcif.CIFCategory) *string {
 }
 
 // method is ";".join(sorted({str(m).strip() for m in methods if m})) or None.
-func method(methods []mmcif.CIFValue) *string {
+func method(methods []mmcif.Value) *string {
 	var set []string
 	for _, m := range methods {
 		if truthy(m) {
@@ -202,7 +210,7 @@ func method(methods []mmcif.CIFValue) *string {
 // resolution is exp222's _resolution: the first of refine.ls_d_res_high,
 // em_3d_reconstruction.resolution, reflns.d_resolution_high that holds a
 // number, and the category it came from.
-func resolution(c map[string]*mmcif.CIFCategory) (*float64, *string) {
+func resolution(c map[string]*mmcif.Category) (*float64, *string) {
 	for _, src := range [...]struct{ cat, tag string }{{catRefine, "ls_d_res_high"}, {catEM, "resolution"}, {catReflns, "d_resolution_high"}} {
 		raw := first(c[src.cat].Column(src.tag))
 		if raw == nil {
@@ -220,9 +228,9 @@ func resolution(c map[string]*mmcif.CIFCategory) (*float64, *string) {
 
 // first is exp222's _first: the first value that is not None and whose
 // stripped str() is neither empty, "?" nor ".".
-func first(values []mmcif.CIFValue) *string {
+func first(values []mmcif.Value) *string {
 	for _, v := range values {
-		if v.Null == '?' {
+		if v.Null() == '?' {
 			continue
 		}
 		if s := pyStrip(pyStr(v)); s != "" && s != "?" && s != "." {
@@ -234,8 +242,8 @@ func first(values []mmcif.CIFValue) *string {
 
 // pyStr is str() of the value gemmi gives: "False" for an unquoted '.',
 // "None" for an unquoted '?'.
-func pyStr(v mmcif.CIFValue) string {
-	switch v.Null {
+func pyStr(v mmcif.Value) string {
+	switch v.Null() {
 	case '?':
 		return "None"
 	case '.':
@@ -245,7 +253,7 @@ func pyStr(v mmcif.CIFValue) string {
 }
 
 // truthy is Python's truth of the value: not None, not False, not "".
-func truthy(v mmcif.CIFValue) bool { return v.Null == 0 && v.Text != "" }
+func truthy(v mmcif.Value) bool { return v.Null() == 0 && v.Text != "" }
 
 // isPySpace is str.isspace for one character.
 func isPySpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
