@@ -6,9 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/dedup"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
 )
 
 func runDedup(ctx context.Context, args []string) error {
@@ -64,6 +67,16 @@ flags:
 	src := fs.Arg(0)
 	if !strings.ContainsAny(src, "*?[") {
 		src = strings.TrimRight(src, "/") + "/" + *inPrefix + "-*-of-*.parquet"
+	}
+	if blob.IsLocal(src) {
+		// the stats name the inputs absolute: verify finds them from anywhere
+		p, err := localblob.Path(src)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		if src, err = filepath.Abs(p); err != nil {
+			return err
+		}
 	}
 	store := cliStores()
 	defer store.Close()

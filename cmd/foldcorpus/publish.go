@@ -12,6 +12,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/datacard"
+	"github.com/foldcorpus/foldcorpus/internal/dedup"
 	"github.com/foldcorpus/foldcorpus/internal/hf"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
@@ -41,7 +42,7 @@ func runPublish(ctx context.Context, args []string) error {
 	fs.StringVar(&pf.runID, "run", "", "run id in the ledger (default: the latest run of the output)")
 	fs.StringVar(&pf.firestore, "firestore-project", "", "gs:// output: read the ledger from Firestore in this project (needs --run); without it the shard files' names say which shards exist")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: foldcorpus publish OUT hf://datasets/OWNER/NAME[@BRANCH][/PATH] [flags]\n\nOUT is a run's output folder (a path or gs://). The shards go to PATH/data/, the report to PATH/report/,\nthe card to README.md. HF_TOKEN (a token with write access) and HF_ENDPOINT are read from the environment.")
+		fmt.Fprintln(fs.Output(), "usage: foldcorpus publish OUT hf://datasets/OWNER/NAME[@BRANCH][/PATH] [flags]\n\nOUT is a run's output folder (a path or gs://), or a dedup cut's (`foldcorpus dedup --out`). The shards go to PATH/data/, the report to PATH/report/,\nthe card to README.md. HF_TOKEN (a token with write access) and HF_ENDPOINT are read from the environment.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -97,13 +98,27 @@ func runPublish(ctx context.Context, args []string) error {
 	if len(rs.files) == 0 {
 		return &exitError{1, fmt.Errorf("no done shard in %s to publish", out)}
 	}
-	if err := verifyBeforePublish(ctx, os.Stderr, store, out, run, shards, pf.partial); err != nil {
+	cut, err := readPublishCut(ctx, store, out, run)
+	if err != nil {
+		return err
+	}
+	ro := report.Options{Run: run, Shards: shards}
+	if cut != nil {
+		ro.Pattern = cut.pattern
+		err = verifyCutBeforePublish(ctx, os.Stderr, store, out, pf.partial)
+	} else {
+		err = verifyBeforePublish(ctx, os.Stderr, store, out, run, shards, pf.partial)
+	}
+	if err != nil {
 		return err
 	}
 
-	rep, err := report.Build(ctx, store, out, report.Options{Run: run, Shards: shards})
+	rep, err := report.Build(ctx, store, out, ro)
 	if err != nil {
 		return err
+	}
+	if cut != nil {
+		rep.Files[dedup.StatsFile] = cut.stats // the cut's accounting, beside the report
 	}
 	prefix := dst.Path
 	at := func(p string) string { return path.Join(prefix, p) }

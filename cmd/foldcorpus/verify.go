@@ -33,6 +33,11 @@ footers and the entry_id column (document and sha1 with --deep), never whole
 files. It prints what is missing (and the commands that rerun it), what is
 extra and what disagrees. Exits 0 only when the corpus is whole, 1 when not.
 
+A dedup cut (` + "`foldcorpus dedup`" + `'s OUT, with its dedup_stats.json) is checked
+against the run it was cut from: every shard once under its own name, each
+output row (dedup_rows.parquet) an existing input row used once, with that
+row's entry_id and sha1, and dedup_stats.json's counts recomputed.
+
 The run's own record (OUT/_ledger.jsonl; for a gs:// OUT the local ledger
 that ` + "`foldcorpus run`" + ` keeps, or --ledger FILE, or Firestore with --run ID
 --project P) names the manifest and how it was split; without one, give
@@ -76,6 +81,11 @@ func runVerify(ctx context.Context, args []string) error {
 	run, shards, fromCloud, err := verifyRecord(ctx, out, vf, &c)
 	if err != nil {
 		return err
+	}
+	if run == nil && vf.manifest == "" {
+		if done, err := verifyCut(ctx, out, vf); done || err != nil {
+			return err
+		}
 	}
 	opts := verify.Options{Out: out, Deep: vf.deep, Concurrency: vf.concurrency, RowGroupsPerShard: max(vf.rgPerShard, 0), Prefix: vf.prefix}
 	if run != nil {
@@ -321,4 +331,35 @@ func verifyBeforePublish(ctx context.Context, w io.Writer, store blob.Store, out
 	_ = verify.WriteText(w, rep, nil)
 	return &exitError{1, fmt.Errorf("%s fails verify (%d shards missing, %d extra objects, %d disagreements; see `foldcorpus verify %s`): not publishing it",
 		out, len(rep.Missing), len(rep.Extra), len(rep.Disagrees), out)}
+}
+
+// verifyCut verifies out as a dedup cut when it is one (done): the report
+// on stdout (--json for scripts), exit 1 when the cut is not whole.
+func verifyCut(ctx context.Context, out string, vf verifyFlags) (done bool, err error) {
+	store := cliStores()
+	defer store.Close()
+	if ok, err := verify.IsCut(ctx, store, out); !ok || err != nil {
+		return false, err
+	}
+	rep, err := verify.VerifyCut(ctx, store, verify.CutOptions{Out: out, Deep: vf.deep, Concurrency: vf.concurrency})
+	if err != nil {
+		return true, err
+	}
+	if vf.asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			*verify.CutReport
+			Whole bool     `json:"whole"`
+			Rerun []string `json:"rerun"`
+		}{rep, rep.OK(), []string{}}); err != nil {
+			return true, err
+		}
+	} else if err := verify.WriteCutText(os.Stdout, rep); err != nil {
+		return true, err
+	}
+	if !rep.OK() {
+		return true, &exitError{1, fmt.Errorf("the cut in %s is not whole: %d shards missing, %d extra objects, %d disagreements", out, len(rep.Missing), len(rep.Extra), len(rep.Disagrees))}
+	}
+	return true, nil
 }

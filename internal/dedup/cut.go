@@ -49,7 +49,8 @@ type Stats struct {
 	DocsBySubset      map[string]int64 `json:"docs_by_subset"`
 	Tokens            int64            `json:"num_tokens,omitempty"`
 	Shards            []string         `json:"shards"`
-	RowsFile          string           `json:"rows_file"` // per output row: its input file and row, and its group
+	RowsPerShard      int              `json:"rows_per_shard"` // rows of each shard but the last (output row k is in shard k/RowsPerShard)
+	RowsFile          string           `json:"rows_file"`      // per output row: its input file and row, and its group
 }
 
 // Cut reads the document rows of opts.Inputs, chooses the representatives
@@ -82,7 +83,7 @@ func Cut(ctx context.Context, store blob.Store, opts CutOptions) (_ *Stats, err 
 		return nil, err
 	}
 	st := &Stats{Inputs: opts.Inputs, Subsets: opts.Subsets, MaxPerCluster: opts.MaxPerCluster, Seed: opts.Seed,
-		RowsIn: int64(len(rows)), DocsBySubset: map[string]int64{}, RowsFile: RowsFile}
+		RowsPerShard: opts.RowsPerShard, RowsIn: int64(len(rows)), DocsBySubset: map[string]int64{}, RowsFile: RowsFile}
 	var ordered []Row
 	for _, sub := range []string{"monomer", "multimer"} {
 		for _, r := range rows {
