@@ -38,8 +38,10 @@ n_protein_asym_chains, protein_entity_ids / _lengths / strand_ids
 (polypeptide(L) entities), n_assembly1_protein_asyms and
 n_assembly1_protein_chains (assembly 1's protein chains as built), error.
 Only header categories are kept: _atom_site is tokenized and counted, no
-atom is built. A file that cannot be read or parsed (or is PDB format) is a
-row with error set; they are counted and named at the end. Rows are in
+atom is built. PDB-format files are read from their header records
+(HEADER, EXPDTA, REMARK 2/3/350, SEQRES) as gemmi reads them; they have no
+release date (docs/pdb.md section 2). A file that cannot be read or parsed
+is a row with error set; they are counted and named at the end. Rows are in
 input order. Next: foldcorpus select --pdb --input entries.parquet.
 
 flags:
