@@ -88,6 +88,7 @@ flags:
 		return &exitError{2, errors.New("want one RUN_OUT (or a quoted glob of shards) and --eval EVAL.csv (see `foldcorpus leakage -h`)")}
 	}
 	src, dest := shardGlob(fs.Arg(0)), *out
+	inReport := dest == "" // the run's report shows the figures: rebuilt below
 	if dest == "" {
 		if src == fs.Arg(0) {
 			return &exitError{2, errors.New("RUN_OUT is a glob: name the output with --out")}
@@ -113,6 +114,15 @@ flags:
 	} else {
 		printLeakage(os.Stdout, doc)
 		fmt.Fprintf(os.Stderr, "leakage: figures in %s\n", dest)
+	}
+	if inReport {
+		// the report page and the dataset card tell the figures with the
+		// rest of the corpus's story
+		if page, err := writeReport(ctx, strings.TrimRight(fs.Arg(0), "/")); err != nil {
+			fmt.Fprintf(os.Stderr, "leakage: the report was not rebuilt: %s\n", derrors.Describe(err))
+		} else if !*asJSON {
+			fmt.Fprintf(os.Stderr, "leakage: report with the figures: %s\n", page)
+		}
 	}
 	if *failOnLeak && doc.Leak {
 		return &exitError{leakExit, errors.New("an eval id or an exact eval sequence is in the corpus (--fail-on-leak)")}

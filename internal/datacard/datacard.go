@@ -201,6 +201,7 @@ func body(b *bytes.Buffer, in Input, format string) {
 		fmt.Fprintf(b, "| sequence length (median, p99) | %.0f, %.0f |\n", d.P50, d.P99)
 	}
 	b.WriteString("\n")
+	story(b, s)
 	if len(in.Plots) > 0 || in.Report != "" {
 		b.WriteString("## Report\n\n")
 		if in.Report != "" {
@@ -217,4 +218,64 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// story writes a PDB corpus's way from its folder of files to these
+// documents (report.Story and the run's funnel), when the report has one.
+func story(b *bytes.Buffer, s report.Summary) {
+	st, a := s.Story, s.Accounting
+	if st == nil && a.Entries == 0 {
+		return
+	}
+	b.WriteString("## From the folder to the corpus\n\n| step | n |\n|---|---:|\n")
+	if st != nil && st.Selection != nil {
+		fmt.Fprintf(b, "| entries scanned | %d |\n", st.Selection.Scanned)
+		for _, r := range st.Selection.Rejected {
+			fmt.Fprintf(b, "| rejected: %s | %d |\n", r.Filter, r.Entries)
+		}
+		fmt.Fprintf(b, "| entries selected | %d |\n", st.Selection.Selected)
+	}
+	if a.Entries > 0 {
+		fmt.Fprintf(b, "| entries processed | %d |\n", a.Entries)
+		for _, k := range sortedKeys(a.Funnel) {
+			fmt.Fprintf(b, "| %s | %d |\n", k, a.Funnel[k])
+		}
+		for _, k := range sortedKeys(a.UnitDocs) {
+			fmt.Fprintf(b, "| documents: %s | %d |\n", k, a.UnitDocs[k])
+		}
+	}
+	if st != nil && st.Dedup != nil {
+		d := st.Dedup
+		fmt.Fprintf(b, "| deduplicated: rows in | %d |\n| cluster compositions | %d |\n| dropped as duplicates | %d |\n", d.RowsIn, d.Groups, d.Duplicates)
+		for _, k := range sortedKeys(d.BySubset) {
+			fmt.Fprintf(b, "| kept: %s | %d |\n", k, d.BySubset[k])
+		}
+	}
+	b.WriteString("\n")
+	if st == nil || len(st.Leakage) == 0 {
+		return
+	}
+	b.WriteString("Leakage against the eval set (`foldcorpus leakage`, exp222's qc.py figures):\n\n")
+	b.WriteString("| subset | documents | eval ids present | exact sequence matches | 40% cluster homologous | eval entries covered |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, r := range st.Leakage {
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s of %d |\n", r.Subset, r.Documents, optInt(r.EvalPresent), optInt(r.Exact), optInt(r.Homologous), optInt(r.Covered), r.EvalEntries)
+	}
+	b.WriteString("\n")
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// optInt is a figure that may not have been measured ("n/a").
+func optInt(v *int64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprint(*v)
 }

@@ -70,3 +70,34 @@ func TestBuild(t *testing.T) {
 		t.Error("two builds of the same input differ")
 	}
 }
+
+// TestBuildStory: a PDB corpus's card tells its way from the folder of
+// files: entries scanned, rejected by reason, selected and processed, the
+// run's funnel, documents by subset, the deduplicated cut and the
+// leakage figures; an AFDB card has no such section.
+func TestBuildStory(t *testing.T) {
+	two, one := int64(2), int64(0)
+	s := report.Summary{Documents: 56, Files: 1,
+		Accounting: report.Accounting{RowsIn: 36, Entries: 36, UnitDocs: map[string]int64{"monomer": 58, "multimer": 13},
+			Funnel: map[string]int64{"asu_chain_dropped:not_protein": 3}},
+		Story: &report.Story{
+			Selection: &report.SelectionStory{Scanned: 43, Selected: 36, Rejected: []report.Rejected{{Filter: "eval_set", Entries: 1}}},
+			Dedup:     &report.DedupStory{RowsIn: 71, Groups: 56, Kept: 56, Duplicates: 15, BySubset: map[string]int64{"monomer": 43}},
+			Leakage:   []report.LeakageRow{{Subset: "all", Documents: 56, EvalPresent: &one, Homologous: &two, EvalEntries: 1}},
+		}}
+	card, err := datacard.Build(datacard.Input{Repo: "o/pdb", License: "cc0-1.0", DataFiles: "data/*.parquet", Summary: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## From the folder to the corpus", "| entries scanned | 43 |", "| rejected: eval_set | 1 |",
+		"| entries selected | 36 |", "| entries processed | 36 |", "| asu_chain_dropped:not_protein | 3 |", "| documents: multimer | 13 |",
+		"| dropped as duplicates | 15 |", "| kept: monomer | 43 |", "| all | 56 | 0 | n/a | 2 | n/a of 1 |"} {
+		if !strings.Contains(string(card), want) {
+			t.Errorf("card lacks %q:\n%s", want, card)
+		}
+	}
+	s.Story, s.Accounting = nil, report.Accounting{RowsIn: 3}
+	if card, _ := datacard.Build(datacard.Input{Repo: "o/afdb", License: "cc-by-4.0", DataFiles: "data/*.parquet", Summary: s}); strings.Contains(string(card), "From the folder") {
+		t.Error("an AFDB card tells a PDB story")
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"sort"
 )
@@ -10,6 +11,20 @@ import (
 // links), so it opens from a folder or a bucket with no network.
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"f": func(v float64) string { return trimFloat(v) },
+	// opt prints an optional figure: "n/a" when it was not measured.
+	"opt": func(v any) string {
+		switch x := v.(type) {
+		case *int64:
+			if x != nil {
+				return fmt.Sprint(*x)
+			}
+		case *float64:
+			if x != nil {
+				return trimFloat(*x)
+			}
+		}
+		return "n/a"
+	},
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -63,6 +78,26 @@ figcaption { font-size: 0.85em; text-align: center; }
 {{end}}<tr><td class="l">skipped (lenient missing)</td><td>{{.A.Skipped}}</td></tr>
 {{if .A.SuspectSeqLen}}<tr><td class="l">suspect, written: structure length differs from the manifest's seq_len (truncated objects?)</td><td>{{.A.SuspectSeqLen}}</td></tr>{{end}}
 </table>
+{{with .S.Story}}
+<h2>From the folder to the corpus</h2>
+<table>
+<tr><th class="l">step</th><th>n</th></tr>
+{{with .Selection}}<tr><td class="l">entries scanned (<code>{{.File}}</code>)</td><td>{{.Scanned}}</td></tr>
+{{range .Rejected}}<tr><td class="l">&nbsp;&nbsp;rejected: {{.Filter}}</td><td>{{.Entries}}</td></tr>
+{{end}}<tr><td class="l">entries selected</td><td>{{.Selected}}</td></tr>
+{{end}}{{if $.A.Entries}}<tr><td class="l">entries processed by this run (funnel below)</td><td>{{$.A.Entries}}</td></tr>
+{{range $k, $n := $.A.UnitDocs}}<tr><td class="l">&nbsp;&nbsp;documents: {{$k}}</td><td>{{$n}}</td></tr>
+{{end}}{{end}}{{with .Dedup}}<tr><td class="l">deduplicated cut (<code>{{.File}}</code>): rows in</td><td>{{.RowsIn}}</td></tr>
+<tr><td class="l">&nbsp;&nbsp;cluster compositions</td><td>{{.Groups}}</td></tr>
+<tr><td class="l">&nbsp;&nbsp;dropped as duplicates</td><td>{{.Duplicates}}</td></tr>
+{{range $k, $n := .BySubset}}<tr><td class="l">&nbsp;&nbsp;kept: {{$k}}</td><td>{{$n}}</td></tr>
+{{end}}{{end}}</table>
+{{if .Leakage}}<h3>Leakage against the eval set (<code>foldcorpus leakage</code>)</h3>
+<table>
+<tr><th class="l">subset</th><th>documents</th><th>eval ids present</th><th>exact sequence matches</th><th>40% cluster homologous</th><th>eval entries covered</th></tr>
+{{range .Leakage}}<tr><td class="l">{{.Subset}}</td><td>{{.Documents}}</td><td>{{opt .EvalPresent}}</td><td>{{opt .Exact}} ({{opt .ExactFrac}})</td><td>{{opt .Homologous}} ({{opt .HomologFrac}})</td><td>{{opt .Covered}} of {{.EvalEntries}} ({{opt .CoveredFrac}})</td></tr>
+{{end}}</table>{{end}}
+{{end}}
 {{if .A.Entries}}
 <h2>Funnel: entries, chains, documents</h2>
 <p>Each row is an entry (a PDB structure); its documents are its curated chains and its assembly. Every chain or unit without a document is counted here by its reason; the shard's ledger files (<code>ledger/</code>) hold one row per entry.</p>

@@ -79,6 +79,9 @@ func Build(ctx context.Context, store blob.Store, dir string, opts Options) (rep
 	if err != nil {
 		return nil, err
 	}
+	if s.Story, err = readStory(ctx, store, dir, manifestOf(opts, files)); err != nil {
+		return nil, err
+	}
 	rep = &Report{Summary: s, Files: map[string][]byte{}}
 	if err := rep.draw(files, opts); err != nil {
 		return nil, err

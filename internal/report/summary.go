@@ -33,6 +33,8 @@ type Summary struct {
 	Coordinates *CoordinateMix `json:"coordinates,omitempty"`
 	GlobalPLDDT *DistHist      `json:"global_plddt,omitempty"`
 	Throughput  *Throughput    `json:"throughput,omitempty"`
+	// Story is a PDB corpus's way from its folder of files (Story).
+	Story *Story `json:"story,omitempty"`
 	IO          IOStats        `json:"io"`
 	Plots       []Plot         `json:"plots"`
 }
