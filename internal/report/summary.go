@@ -34,9 +34,9 @@ type Summary struct {
 	GlobalPLDDT *DistHist      `json:"global_plddt,omitempty"`
 	Throughput  *Throughput    `json:"throughput,omitempty"`
 	// Story is a PDB corpus's way from its folder of files (Story).
-	Story *Story `json:"story,omitempty"`
-	IO          IOStats        `json:"io"`
-	Plots       []Plot         `json:"plots"`
+	Story *Story  `json:"story,omitempty"`
+	IO    IOStats `json:"io"`
+	Plots []Plot  `json:"plots"`
 }
 
 // DistHist is a distribution with its histogram.
