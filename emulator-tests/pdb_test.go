@@ -11,16 +11,18 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
-	"github.com/foldcorpus/foldcorpus/internal/selection"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus/pdbgolden"
 )
 
-// TestPDBCurationThroughEmulators is exp222's run in the cloud: the
-// golden's edge entries as gzip objects (as the mirror holds them), a
-// manifest of `select --pdb`'s columns, the cluster file and the mini
-// library in the bucket, and a run of contacts-v1 with
+// TestPDBCurationThroughEmulators is exp222 in the cloud: the golden's
+// edge entries as gzip objects (as the mirror holds them); their header
+// scan as a run of pdb-header through the deployed functions; `select
+// --pdb` on the scan's shards in the bucket (exp222's selection and
+// processing ranks); the cluster file and the mini library in the
+// bucket, and a run of contacts-v1 over the selection with
 // units=chains,assembly1 curation=af3 max_chains=60 through the deployed
 // functions (planner, Pub/Sub push, shard function). Every shard is done;
 // both subsets' documents are exp222's (entry ids and sha1s); each shard
@@ -53,23 +55,76 @@ func TestPDBCurationThroughEmulators(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.put(dataBucket, "pdb/clusters-by-entity-40.txt", clusters, "")
-	var rows [][]any
-	wantDocs := map[string]string{}
-	wantStatus := map[string]string{}
-	wantSubsets := map[string]int64{}
-	for _, g := range gold {
+	// The header scan, in the cloud: a run of pdb-header over the files
+	// (every edge entry, the two exp222 rejects included).
+	var files [][]any
+	for _, g := range lines {
 		data, err := os.ReadFile(filepath.Join(dir, g.File))
 		if err != nil {
 			t.Fatal(err)
 		}
 		name := "pdb/" + g.PDBID + ".cif.gz"
 		s.put(dataBucket, name, gzipBytes(t, data), "")
-		var res any
-		if g.Task.Resolution != nil {
-			res = *g.Task.Resolution
+		files = append(files, []any{g.PDBID, "gs://" + dataBucket + "/" + name})
+	}
+	fdata, err := manifest.Encode(manifestCols, files, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.put(dataBucket, "manifests/files.parquet", fdata, "")
+	scanSpec, _ := json.Marshal(map[string]any{"manifest": "gs://" + dataBucket + "/manifests/files.parquet", "format": "pdb-header",
+		"row_groups_per_shard": 1})
+	gen := s.put(manifestBucket, "runs/scan.run.json", scanSpec, "")
+	scanned := s.waitSettled(fmt.Sprintf("gs://%s/runs/scan.run.json#%d", manifestBucket, gen), 120*time.Second)
+	for _, sh := range scanned {
+		if sh.Status != ledger.Done {
+			t.Fatalf("scan shard %d: %s (%s)", sh.Index, sh.Status, sh.Error)
 		}
-		rows = append(rows, []any{g.PDBID, "gs://" + dataBucket + "/" + name, g.Task.ReleaseDate, res, g.Task.Method,
-			g.Task.EstResidues, g.Task.Assembly1ProteinChains, g.Task.ProcessingRank})
+	}
+	scanOut := scanned[0].Output[:strings.LastIndex(scanned[0].Output, "/")]
+
+	// select --pdb on the scan's shards, read from the bucket; its
+	// generation manifest (5-row groups) goes back to the bucket.
+	sel := filepath.Join(t.TempDir(), "sel")
+	if msg, code := s.cli("select", "--pdb", "--input", scanOut+"/part-*.parquet", "--shard-size", "5", "--out", sel); code != 0 {
+		t.Fatalf("select --pdb on the cloud scan exited %d:\n%s", code, msg)
+	}
+	parts, err := filepath.Glob(filepath.Join(sel, "manifest", "*.parquet"))
+	if err != nil || len(parts) == 0 {
+		t.Fatalf("select --pdb wrote no generation manifest: %v", err)
+	}
+	var rows [][]any
+	for _, p := range parts {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.put(dataBucket, "manifests/pdb/"+filepath.Base(p), data, "")
+		err = manifest.ReadShard(s.ctx, localblob.Store{}, p, nil, []string{"entry_id", "processing_rank"}, func(r *manifest.Rows) error {
+			rows = append(rows, r.Values...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rank := map[string]int64{}
+	for _, g := range gold {
+		rank[g.PDBID] = g.Task.ProcessingRank
+	}
+	if len(rows) != len(gold) {
+		t.Errorf("the cloud scan's selection holds %d entries, exp222 selected %d", len(rows), len(gold))
+	}
+	for _, r := range rows {
+		if id := r[0].(string); rank[id] != r[1] {
+			t.Errorf("selected %s at rank %v; exp222: %d", id, r[1], rank[id])
+		}
+	}
+
+	wantDocs := map[string]string{}
+	wantStatus := map[string]string{}
+	wantSubsets := map[string]int64{}
+	for _, g := range gold {
 		for i := range g.Documents {
 			wantDocs[g.DocumentString(i, "entry_id")] = g.DocumentString(i, "sha1")
 			wantSubsets[g.DocumentString(i, "subset")]++
@@ -82,17 +137,12 @@ func TestPDBCurationThroughEmulators(t *testing.T) {
 		}
 		wantStatus[g.PDBID] = led.MultimerStatus
 	}
-	mdata, err := manifest.Encode(selection.PDBManifestColumns(), rows, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	manifestURI := "gs://" + dataBucket + "/manifests/pdb.parquet"
-	s.put(dataBucket, "manifests/pdb.parquet", mdata, "")
+	manifestURI := "gs://" + dataBucket + "/manifests/pdb/*.parquet"
 	spec, _ := json.Marshal(map[string]any{"manifest": manifestURI, "format": "contacts-v1",
 		"options": map[string]string{"rotlib": "gs://" + dataBucket + "/rotlib", "units": "chains,assembly1", "curation": "af3",
 			"max_chains": "60", "clusters": "gs://" + dataBucket + "/pdb/clusters-by-entity-40.txt"},
 		"row_groups_per_shard": 1})
-	gen := s.put(manifestBucket, "runs/pdb.run.json", spec, "")
+	gen = s.put(manifestBucket, "runs/pdb.run.json", spec, "")
 	runID := fmt.Sprintf("gs://%s/runs/pdb.run.json#%d", manifestBucket, gen)
 
 	shards := s.waitSettled(runID, 180*time.Second)

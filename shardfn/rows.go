@@ -23,158 +23,205 @@ import (
 //
 // lim bounds the fetches and the CPU work in flight and lends the row
 // memory (see rowLimits); its zero value bounds nothing.
-func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, rows *manifest.Rows, i int, passIdx []int, lim rowLimits) (o rowOut) {
-	vals := rows.Values[i]
-	o.entryID = entryID(vals[0])
-	rowNum := rows.First + int64(i)
-	o.row = rowNum
-	fail := func(stage string, err error) rowOut {
-		o.err = &RowError{EntryID: o.entryID, Row: rowNum, Stage: stage, Err: err}
-		return o
-	}
+func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, rows *manifest.Rows, i int, passIdx []int, lim rowLimits) rowOut {
+	r := &rowRun{ctx: ctx, deps: deps, msg: msg, f: f, rows: rows, vals: rows.Values[i], lim: lim, raw: format.ReadsRaw(f)}
+	o := &r.o
+	o.entryID = entryID(r.vals[0])
+	o.row = rows.First + int64(i)
 	if o.entryID == "" {
-		return fail("manifest", derrors.Permanent(errors.New("empty entry_id")))
+		return r.fail("manifest", derrors.Permanent(errors.New("empty entry_id")))
 	}
 	o.pass = make([]any, len(passIdx))
 	for k, j := range passIdx {
-		o.pass[k] = vals[j]
+		o.pass[k] = r.vals[j]
 	}
-	in := format.Input{EntryID: o.entryID}
+	r.in = format.Input{EntryID: o.entryID}
 	if f.Kind() == format.FromRecord || len(f.RecordColumns()) > 0 {
-		in.Record = make(map[string]any, len(rows.Columns))
+		r.in.Record = make(map[string]any, len(rows.Columns))
 		for j, name := range rows.Columns[:min(len(rows.Columns), len(msg.Columns))] {
-			in.Record[name] = vals[j] // not the columns read for seqLenCheck only
+			r.in.Record[name] = r.vals[j] // not the columns read for seqLenCheck only
 		}
 	}
-	raw := format.ReadsRaw(f)
-	generated := false // a raw format generated inside the local read
 	if f.Kind() == format.FromStructure {
-		// fetchErr turns a failed read into the row's outcome; skip is
-		// true for a missing object in lenient mode.
-		fetchErr := func(err error) (skip bool, _ rowOut) {
-			if errors.Is(err, derrors.ErrNotFound) && msg.LenientMissing {
-				o.skipped = true
-				return true, o
-			}
-			switch {
-			case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
-				err = derrors.Transient(err)
-			case !errors.Is(err, derrors.ErrTransient):
-				err = derrors.Permanent(err)
-			}
-			return false, fail("fetch", err)
-		}
-		var data []byte
-		uri := ""
-		var lr localReader
-		local := false
-		if msg.URIColumn != "" {
-			uri, _ = vals[rows.Index(msg.URIColumn)].(string)
-			if uri == "" {
-				return fail("fetch", derrors.Permanent(fmt.Errorf("empty %s", msg.URIColumn)))
-			}
-			o.structure = uri
-			lr, local = readsInPlace(deps.Store, uri)
-			if !local { // a remote read waits, holding a fetch slot only
-				if !lim.acquire(ctx, lim.fetch) {
-					return fail("fetch", ctx.Err())
-				}
-				start := time.Now()
-				var err error
-				data, err = deps.Store.ReadAll(ctx, uri)
-				o.fetch = time.Since(start)
-				lim.release(lim.fetch)
-				if err != nil {
-					_, o = fetchErr(err)
-					return o
-				}
-			}
-		} else {
-			text, _ := vals[rows.Index(msg.TextColumn)].(string)
-			o.structure = fmt.Sprintf("%s#row=%d", msg.Manifest, rowNum)
-			data = []byte(text)
-		}
-		// The CPU work (a local read, parse, generate) holds a CPU slot, so
-		// that only as many rows as cores hold a structure at once.
-		if !lim.acquire(ctx, lim.cpu) {
-			return fail("parse", ctx.Err())
-		}
-		defer lim.release(lim.cpu)
-		// The row's object bytes and structure come from the free list
-		// and go back once Generate has returned: no format keeps the
-		// structure or its slices (cadv2 and bio2token copy what they use;
-		// names are immutable strings), and the parser keeps no byte of
-		// its input, so the next row may overwrite both.
-		m := lim.mems.get()
-		var err error
-		start := time.Now()
-		if local {
-			// A local file is parsed straight from its mapping (large
-			// files) or the row's buffer (small ones): no copy.
-			// The parser's panics are recovered outside the read, so
-			// that a fault on a mapped page (the file truncated
-			// meanwhile) reaches ReadMappedURI, which makes it an error.
-			called := false
-			err = recoverPanic(func() error {
-				buf, err := lr.ReadMappedURI(ctx, uri, m.buf, func(data []byte) error {
-					called = true
-					o.fetch = time.Since(start)
-					start = time.Now()
-					if raw { // the format reads the bytes, valid only here
-						in.Data = data
-						gstart := time.Now()
-						o.result, o.err = generateSafely(f, in)
-						o.generate, generated = time.Since(gstart), true
-						in.Data = nil
-						return nil
-					}
-					return deps.Parse(&m.st, data)
-				})
-				m.buf = buf[:0]
-				return err
-			})
-			if !called || errors.Is(err, blob.ErrFileChanged) {
-				// the file could not be read, or changed under the
-				// mapping: the structure may be half-built
-				if called {
-					m.st = structure.Structure{}
-				}
-				lim.mems.put(m)
-				_, o = fetchErr(err)
-				return o
-			}
-		} else if raw {
-			in.Data = data
-		} else {
-			err = parseSafely(deps.Parse, &m.st, data)
-		}
-		if !generated {
-			o.parse = time.Since(start)
-		}
-		if err != nil {
-			// not reused: a parser that panicked may have left it in any state
-			if msg.LenientParse {
-				o.skipped, o.parseErr = true, boundError(derrors.Describe(err))
-				return o
-			}
-			return fail("parse", derrors.Permanent(err))
-		}
-		defer lim.mems.put(m)
-		if !raw {
-			in.Structure = &m.st
-			o.suspect = seqLenCheck(rows, vals, &m.st)
+		release, done := r.readInput()
+		defer release()
+		if done {
+			return r.o
 		}
 	}
-	if !generated {
+	if !r.generated {
 		start := time.Now()
-		o.result, o.err = generateSafely(f, in)
+		o.result, o.err = generateSafely(f, r.in)
 		o.generate = time.Since(start)
 	}
 	if err := o.err; err != nil {
 		o.err = nil
-		return fail("generate", derrors.Permanent(err))
+		return r.fail("generate", derrors.Permanent(err))
 	}
-	return o
+	return r.o
+}
+
+// rowRun is one row's work in processRow: its inputs, the format's input
+// being built, and its outcome.
+type rowRun struct {
+	ctx  context.Context
+	deps Deps
+	msg  queue.ShardMessage
+	f    format.Format
+	rows *manifest.Rows
+	vals []any
+	lim  rowLimits
+	raw  bool // the format reads the object's bytes itself (format.Raw)
+	in   format.Input
+	o    rowOut
+	// generated: a raw format generated inside the local read, where the
+	// mapped bytes are valid
+	generated bool
+}
+
+// fail records the row's failure at stage and returns its outcome.
+func (r *rowRun) fail(stage string, err error) rowOut {
+	r.o.err = &RowError{EntryID: r.o.entryID, Row: r.o.row, Stage: stage, Err: err}
+	return r.o
+}
+
+// fetchErr records a failed read: skipped for a missing object in lenient
+// mode, else a fetch failure (transient when the read was interrupted).
+func (r *rowRun) fetchErr(err error) {
+	if errors.Is(err, derrors.ErrNotFound) && r.msg.LenientMissing {
+		r.o.skipped = true
+		return
+	}
+	switch {
+	case r.ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
+		err = derrors.Transient(err)
+	case !errors.Is(err, derrors.ErrTransient):
+		err = derrors.Permanent(err)
+	}
+	r.fail("fetch", err)
+}
+
+// readInput fetches, reads and parses a structure row's object into r.in
+// (or, for a raw format reading a local file, generates inside the read).
+// done: the row's outcome is settled (a failure or a skip). release gives
+// back the row's CPU slot and memory once the row is generated.
+func (r *rowRun) readInput() (release func(), done bool) {
+	nothing := func() {}
+	ctx, lim, o := r.ctx, r.lim, &r.o
+	var data []byte
+	uri := ""
+	var lr localReader
+	local := false
+	if r.msg.URIColumn != "" {
+		uri, _ = r.vals[r.rows.Index(r.msg.URIColumn)].(string)
+		if uri == "" {
+			r.fail("fetch", derrors.Permanent(fmt.Errorf("empty %s", r.msg.URIColumn)))
+			return nothing, true
+		}
+		o.structure, r.in.URI = uri, uri
+		lr, local = readsInPlace(r.deps.Store, uri)
+		if !local { // a remote read waits, holding a fetch slot only
+			if !lim.acquire(ctx, lim.fetch) {
+				r.fail("fetch", ctx.Err())
+				return nothing, true
+			}
+			start := time.Now()
+			var err error
+			data, err = r.deps.Store.ReadAll(ctx, uri)
+			o.fetch = time.Since(start)
+			lim.release(lim.fetch)
+			if err != nil {
+				r.fetchErr(err)
+				return nothing, true
+			}
+		}
+	} else {
+		text, _ := r.vals[r.rows.Index(r.msg.TextColumn)].(string)
+		o.structure = fmt.Sprintf("%s#row=%d", r.msg.Manifest, o.row)
+		data = []byte(text)
+	}
+	// The CPU work (a local read, parse, generate) holds a CPU slot, so
+	// that only as many rows as cores hold a structure at once.
+	if !lim.acquire(ctx, lim.cpu) {
+		r.fail("parse", ctx.Err())
+		return nothing, true
+	}
+	releaseCPU := func() { lim.release(lim.cpu) }
+	// The row's object bytes and structure come from the free list and go
+	// back once Generate has returned: no format keeps the structure or
+	// its slices (cadv2 and bio2token copy what they use; names are
+	// immutable strings), and the parser keeps no byte of its input, so
+	// the next row may overwrite both.
+	m := lim.mems.get()
+	var err error
+	start := time.Now()
+	switch {
+	case local:
+		var ok bool
+		if ok, err = r.readLocal(uri, lr, m, &start); !ok {
+			return releaseCPU, true
+		}
+	case r.raw:
+		r.in.Data = data
+	default:
+		err = parseSafely(r.deps.Parse, &m.st, data)
+	}
+	if !r.generated {
+		o.parse = time.Since(start)
+	}
+	if err != nil {
+		// not reused: a parser that panicked may have left it in any state
+		if r.msg.LenientParse {
+			o.skipped, o.parseErr = true, boundError(derrors.Describe(err))
+			return releaseCPU, true
+		}
+		r.fail("parse", derrors.Permanent(err))
+		return releaseCPU, true
+	}
+	if !r.raw {
+		r.in.Structure = &m.st
+		o.suspect = seqLenCheck(r.rows, r.vals, &m.st)
+	}
+	return func() { lim.mems.put(m); releaseCPU() }, false
+}
+
+// readLocal reads a local file straight from its mapping (large files) or
+// the row's buffer (small ones), without a copy, and parses it into m (or,
+// for a raw format, generates from the bytes while they are valid). The
+// parser's panics are recovered outside the read, so that a fault on a
+// mapped page (the file truncated meanwhile) reaches ReadMappedURI, which
+// makes it an error. ok is false when the file could not be read or
+// changed under the mapping: the read's failure is recorded, and m, which
+// may be half-built, is not reused.
+func (r *rowRun) readLocal(uri string, lr localReader, m *rowMem, start *time.Time) (ok bool, err error) {
+	called := false
+	err = recoverPanic(func() error {
+		buf, err := lr.ReadMappedURI(r.ctx, uri, m.buf, func(data []byte) error {
+			called = true
+			r.o.fetch = time.Since(*start)
+			*start = time.Now()
+			if r.raw { // the format reads the bytes, valid only here
+				r.in.Data = data
+				gstart := time.Now()
+				r.o.result, r.o.err = generateSafely(r.f, r.in)
+				r.o.generate, r.generated = time.Since(gstart), true
+				r.in.Data = nil
+				return nil
+			}
+			return r.deps.Parse(&m.st, data)
+		})
+		m.buf = buf[:0]
+		return err
+	})
+	if !called || errors.Is(err, blob.ErrFileChanged) {
+		if called {
+			m.st = structure.Structure{}
+		}
+		r.lim.mems.put(m)
+		r.fetchErr(err)
+		return false, err
+	}
+	return true, err
 }
 
 // localReader is a store that hands a local object's bytes to a

@@ -56,6 +56,9 @@ type Input struct {
 	// by column name; values are string, int64, float64, bool, []int64,
 	// []float64, []string or nil.
 	Record map[string]any
+	// URI is the row's object (its URI column's value; "" for inline
+	// text and record rows).
+	URI string
 	// Data is the row's object bytes (plain or gzip), set instead of
 	// Structure for a format that reads them itself (Raw). They are valid
 	// only during Generate: the pipeline may reuse them for the next row.

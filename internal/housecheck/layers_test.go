@@ -22,14 +22,14 @@ var layers = [][]string{
 		"internal/mmcif", "internal/confind", "internal/curation", "internal/assembly", "internal/bio2token",
 		"internal/needcgo", "internal/version"},
 	// the seams: formats, objects, ledgers, queues, files
-	{"internal/format", "internal/ledger", "internal/queue", "internal/manifest", "internal/corpus",
+	{"internal/format", "internal/ledger", "internal/queue", "internal/manifest", "internal/corpus", "internal/pdbheader",
 		"internal/bio2token/b2tgolden"}, // a golden reader for tests, over manifest's parquet
 	// the document formats (and their registry), and the seams' adapters
 	{"internal/formats/", "internal/localblob", "internal/gcs", "internal/blobmux", "internal/faultblob",
 		"internal/localledger", "internal/firestoreledger", "internal/localqueue", "internal/pubsubq", "internal/hf"},
 	// the drivers: the stages, the runners, the checks over them
 	{"planner", "shardfn", "tpujob", "internal/localrun", "internal/verify", "internal/report",
-		"internal/pdbheader", "internal/selection", "internal/dedup", "internal/leakage", "internal/filelist", "internal/datacard"},
+		"internal/selection", "internal/dedup", "internal/leakage", "internal/filelist", "internal/datacard"},
 	// the composition roots
 	{"cmd/", "functions"},
 }

@@ -17,7 +17,7 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("Describe(%s): %v", name, err)
 			continue
 		}
-		if len(info.Options) == 0 {
+		if len(info.Options) == 0 && name != "pdb-header" { // the scan has nothing to set
 			t.Errorf("Describe(%s) lists no options", name)
 		}
 		required := false

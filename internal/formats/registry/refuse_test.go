@@ -37,6 +37,8 @@ func TestRefuseWithoutCgo(t *testing.T) {
 		// cannot change a ceil for fewer than 1e15 atoms). No encoder here:
 		// New fails, but not for want of cgo.
 		{"bio2token-v2", map[string]string{"weights": "generated:1"}, false, false},
+		// the header scan: text fields and counts, no floating point drawn
+		{"pdb-header", nil, false, true},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

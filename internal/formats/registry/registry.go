@@ -17,6 +17,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/pdbscan"
 )
 
 // Default is the format a run without --format (or a run spec without
@@ -31,6 +32,7 @@ func builtin() []format.Spec {
 		bio2tokenv2.Spec(),
 		ccoordv1.Spec(),
 		cropsv1.Spec(),
+		pdbscan.Spec(), // the PDB header scan as a run (exp222's entries table)
 	}
 }
 
