@@ -36,6 +36,10 @@ func runFormats(_ context.Context, args []string) error {
 				input += "; with " + o + "=DIR, " + structures
 			}
 		}
+		if len(info.Options) == 0 {
+			fmt.Printf("%s\n  input: %s\n  options: none\n", info.Name, input)
+			continue
+		}
 		fmt.Printf("%s\n  input: %s\n  options:\n", info.Name, input)
 		keyWidth := 20 // the longest key of the format sets the column, so its values line up
 		for _, o := range info.Options {

@@ -142,7 +142,7 @@ func OptionList() []format.Option {
 		format.Option{Key: OptRotlib, Default: "", Doc: "rotamer library folder or gs://BUCKET/PREFIX (EBL.out, BEBL.out): compute the degrees from mmCIF rows; empty: read analysis records"},
 		format.Option{Key: OptRecord, Default: "false", Doc: "with rotlib: write the analysis records (reusable) instead of documents"},
 		format.Option{Key: OptUnits, Default: unitStructure, Doc: "with rotlib: a row's documents: structure (the structure whole), chains (each curated chain of a PDB entry alone), assembly1 (its biological assembly 1 whole) or chains,assembly1 (exp222's monomers and multimers; needs curation=af3 and a `select --pdb` manifest)"},
-		format.Option{Key: OptCuration, Default: curationNone, Doc: "none, or af3 (exp222's AlphaFold 3 / Protenix curation: model 1, waters, ligands and bad chains removed, each drop counted; with units=chains/assembly1)"},
+		format.Option{Key: OptCuration, Default: curationNone, Doc: "none, or af3 (exp222's AlphaFold 3 / Protenix curation: the first model, waters, ligands and bad chains removed, each drop counted; with units=chains/assembly1)"},
 		format.Option{Key: OptMaxChains, Default: "1", Doc: "the most protein chains of one document (exp222's multimers: 60); a structure with more is filtered (multi_chain)"},
 		format.Option{Key: OptClusters, Default: "", Doc: "RCSB clusters-by-entity-40.txt (path or gs://), read once per process, for the cluster_ids column (-1 where absent)"},
 		format.Option{Key: OptFixChainIDs, Default: "false", Doc: "write multimers whose copies pyconfind's 2-character chain names merge (A10 into A1) corrected; off: exp222's documents, the touched ones counted"})
