@@ -106,7 +106,7 @@ func parsePDBFlags(args []string) (pdbFlags, error) {
 	fs.IntVar(&o.reps, "reps", 3, "timed runs per entry (the median is taken)")
 	fs.IntVar(&o.groupRows, "group-rows", 6, "entries per row group for the straggler figure")
 	if err := fs.Parse(args); err != nil {
-		return o, fmt.Errorf("%w: %v", ErrUsage, err)
+		return o, usageError(err)
 	}
 	if o.golden == "" {
 		o.golden = filepath.Join(o.corpus, "golden", "pdb-curation", "pdb-curation.jsonl")
