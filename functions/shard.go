@@ -100,9 +100,10 @@ const LeaseWait = 2 * time.Minute
 // answering at once would count as a delivery attempt against the
 // subscription's dead-letter limit and come back within seconds to meet the
 // same lease. Instead the delivery waits here, retrying the claim with
-// backoff (1 s doubling to 15 s) for up to s.leaseWait: it acknowledges as
-// soon as the holder finishes the shard, takes the shard over once the
-// lease expires, and only when the wait runs out returns the transient
+// backoff (1 s doubling to 15 s, or until the holder's lease ends if that
+// is sooner) for up to s.leaseWait: it acknowledges as soon as the holder
+// finishes the shard, takes the shard over once the lease expires, and only
+// when the wait runs out returns the transient
 // error (one delivery attempt spent per LeaseWait, not per retry).
 func (s *Server) process(ctx context.Context, log *slog.Logger, msg queue.ShardMessage) (shardfn.Result, error) {
 	deps := shardfn.Deps{
@@ -119,21 +120,31 @@ func (s *Server) process(ctx context.Context, log *slog.Logger, msg queue.ShardM
 		// res.Shard is set once this delivery holds the claim: any failure
 		// after that is the shard's own, answered as usual.
 		claimFailed := err != nil && res.Shard.RunID == "" && errors.Is(err, derrors.ErrTransient)
-		if !claimFailed || ctx.Err() != nil || time.Now().Add(delay).After(give) {
+		wait := delay
+		var held *ledger.LeaseHeldError
+		if errors.As(err, &held) {
+			// Wake when the holder's lease ends, not up to a backoff later.
+			wait = max(min(wait, time.Until(held.Until)+leaseSlack), leaseSlack)
+		}
+		if !claimFailed || ctx.Err() != nil || time.Now().Add(wait).After(give) {
 			if waited > 0 {
 				log.InfoContext(ctx, "waited for another delivery's claim", "retries", waited, "error", errText(err))
 			}
 			return res, err
 		}
-		log.DebugContext(ctx, "shard claimed by another delivery; waiting in the request", "retry_in", delay.String(), "error", err.Error())
+		log.DebugContext(ctx, "shard claimed by another delivery; waiting in the request", "retry_in", wait.String(), "error", err.Error())
 		select {
 		case <-ctx.Done():
 			return res, err
-		case <-time.After(delay):
+		case <-time.After(wait):
 		}
 		delay = min(2*delay, 15*time.Second)
 	}
 }
+
+// leaseSlack is how long after another delivery's lease ends a waiting
+// delivery tries to claim the shard again (clocks differ a little).
+const leaseSlack = 200 * time.Millisecond
 
 func errText(err error) string {
 	if err == nil {

@@ -27,6 +27,7 @@ func TestShardFnLeaseConflict(t *testing.T) {
 		wantErr   bool
 		wantState ledger.Status
 		attempts  int
+		takeover  time.Duration // when set: the shard is claimed again within this
 	}{
 		{name: "holder finishes while we wait", lease: time.Minute, wait: 20 * time.Second,
 			holder: func(ctx context.Context, fx *fixture, s ledger.Shard) {
@@ -38,8 +39,10 @@ func TestShardFnLeaseConflict(t *testing.T) {
 				}
 			},
 			wantState: ledger.Done, attempts: 1},
+		// The wait wakes when the lease ends (2 s), not at the backoff's
+		// next retry (1 s + 2 s).
 		{name: "holder's lease expires: taken over", lease: 2 * time.Second, wait: 20 * time.Second,
-			wantState: ledger.Done, attempts: 2},
+			wantState: ledger.Done, attempts: 2, takeover: 2700 * time.Millisecond},
 		{name: "wait runs out", lease: time.Minute, wait: 2 * time.Second,
 			wantErr: true, wantState: ledger.Running, attempts: 1},
 	} {
@@ -72,6 +75,9 @@ func TestShardFnLeaseConflict(t *testing.T) {
 			shards, _ := fx.led.Shards(ctx, msg.RunID)
 			if s := shards[0]; s.Status != tc.wantState || s.Attempts != tc.attempts {
 				t.Errorf("shard = %s after %d attempts, want %s after %d", s.Status, s.Attempts, tc.wantState, tc.attempts)
+			}
+			if at := shards[0].Started.Sub(held.Started); tc.takeover > 0 && at > tc.takeover {
+				t.Errorf("shard taken over %s after the other claim (lease %s), want within %s", at.Round(time.Millisecond), tc.lease, tc.takeover)
 			}
 			if !strings.Contains(fx.logs.String(), "shard claimed by another delivery; waiting in the request") {
 				t.Errorf("no wait logged:\n%s", fx.logs.String())

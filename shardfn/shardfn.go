@@ -288,12 +288,16 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	if err := deps.Ledger.Complete(ctx, shard); err != nil {
 		// The output is durable but not recorded: without a release the
 		// claim would turn every redelivery away until its lease ends. The
-		// redelivery finds and verifies the output.
+		// redelivery finds and verifies the output, so the failure is
+		// transient whatever Complete answered (a Firestore transaction
+		// that expired answers INVALID_ARGUMENT): a permanent error would
+		// acknowledge the message and leave the shard pending, or running,
+		// with no message left to finish it.
 		shard.Error = derrors.Describe(err)
 		if rerr := deps.Ledger.Release(ctx, shard); rerr != nil {
-			return res, errors.Join(err, rerr)
+			return res, derrors.Transient(errors.Join(err, rerr))
 		}
-		return res, err
+		return res, derrors.Transient(err)
 	}
 	res.Shard = shard
 	return res, nil

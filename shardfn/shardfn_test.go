@@ -314,6 +314,43 @@ func TestProcessCompleteFailureReleases(t *testing.T) {
 	}
 }
 
+// invalidComplete is a ledger whose first Complete fails with an error
+// that is not marked transient, as Firestore answers a commit of an expired
+// transaction (INVALID_ARGUMENT), without reaching the ledger.
+type invalidComplete struct {
+	ledger.Ledger
+	failed bool
+}
+
+func (l *invalidComplete) Complete(ctx context.Context, s ledger.Shard) error {
+	if !l.failed {
+		l.failed = true
+		return errors.New("rpc error: code = InvalidArgument desc = Transaction is invalid or closed.")
+	}
+	return l.Ledger.Complete(ctx, s)
+}
+
+// TestProcessCompleteFailureIsTransient: whatever Complete answers, the
+// output is durable and the shard released, so Process returns a transient
+// error (the message is redelivered and the redelivery completes the
+// shard); a permanent one would have the function acknowledge the message
+// and leave the shard pending with nothing to finish it.
+func TestProcessCompleteFailureIsTransient(t *testing.T) {
+	p, deps, _ := setup(t, []row{{"A", "data_a"}}, false, plain)
+	led := deps.Ledger
+	deps.Ledger = &invalidComplete{Ledger: led}
+	ctx := context.Background()
+	if _, err := shardfn.Process(ctx, deps, p.Messages[0]); !errors.Is(err, derrors.ErrTransient) {
+		t.Fatalf("Process with Complete answering INVALID_ARGUMENT = %v, want a transient error", err)
+	}
+	if shards, _ := led.Shards(ctx, p.Run.ID); shards[0].Status != ledger.Pending {
+		t.Errorf("ledger shard after the failed Complete = %+v, want pending", shards[0])
+	}
+	if res, err := shardfn.Process(ctx, deps, p.Messages[0]); err != nil || !res.Verified {
+		t.Fatalf("redelivery = %+v, %v; want done with the output verified", res, err)
+	}
+}
+
 func TestFetchPoolOverlapsAndKeepsOrder(t *testing.T) {
 	var rows []row
 	for i := 0; i < 40; i++ {

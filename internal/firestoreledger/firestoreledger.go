@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -393,6 +394,21 @@ func translate(err error) error {
 		return fmt.Errorf("%w: %w", derrors.ErrExists, err)
 	case codes.Unavailable, codes.Aborted, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Internal:
 		return derrors.Transient(err)
+	case codes.InvalidArgument:
+		if expiredTransaction(err) {
+			return derrors.Transient(err)
+		}
 	}
 	return err
+}
+
+// expiredTransaction reports whether err is Firestore's answer to a request
+// in a transaction that has expired or been closed under it ("The
+// referenced transaction has expired or is no longer valid"; the emulator:
+// "Transaction is invalid or closed", after a lock timeout): INVALID_ARGUMENT,
+// which the client does not retry, though the transaction run again from
+// the start can succeed.
+func expiredTransaction(err error) bool {
+	msg := strings.ToLower(status.Convert(err).Message())
+	return strings.Contains(msg, "transaction") && (strings.Contains(msg, "expired") || strings.Contains(msg, "invalid or closed") || strings.Contains(msg, "no longer valid"))
 }

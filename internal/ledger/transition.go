@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
@@ -24,7 +23,7 @@ func ClaimShard(old Shard, now time.Time, lease time.Duration) (Shard, error) {
 	case old.Status == Done:
 		return old, derrors.ErrAlreadyDone
 	case old.Status == Running && now.Before(old.Lease):
-		return old, derrors.Transient(fmt.Errorf("claimed by another worker until %s", old.Lease.Format(time.RFC3339)))
+		return old, derrors.Transient(&LeaseHeldError{Until: old.Lease})
 	}
 	s := old
 	s.Status = Running
@@ -33,6 +32,15 @@ func ClaimShard(old Shard, now time.Time, lease time.Duration) (Shard, error) {
 	s.Started = now
 	s.ClearFailure()
 	return s, nil
+}
+
+// LeaseHeldError is ClaimShard's error for a shard another worker holds:
+// its lease ends at Until (by the holder's clock), when a waiting delivery
+// may take the shard over.
+type LeaseHeldError struct{ Until time.Time }
+
+func (e *LeaseHeldError) Error() string {
+	return "claimed by another worker until " + e.Until.Format(time.RFC3339Nano)
 }
 
 // CompleteShard is Complete of s over old at now: s done, its failure
