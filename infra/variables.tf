@@ -183,6 +183,10 @@ variable "max_delivery_attempts" {
   description = "Deliveries of a planner or tokenize message before it goes to the dead-letter topic (5-100); shard messages have shard_max_delivery_attempts."
   type        = number
   default     = 10
+  validation {
+    condition     = var.max_delivery_attempts >= 5 && var.max_delivery_attempts <= 100
+    error_message = "max_delivery_attempts must be between 5 and 100 (the Pub/Sub limits)."
+  }
 }
 
 # Delivery attempts of a shard message before it is dead-lettered: the API

@@ -13,23 +13,34 @@ import (
 
 // cloudFaults runs pass twice on the same emulators, each in its own
 // project and bucket: fault-free, then with faults injected through the
-// deployed function binary (startInjector): the shard instance SIGKILLed
-// at random moments and replaced on its port; duplicate deliveries (the
-// message published again, and a second concurrent delivery); zombies (a
-// delivery answered 500 at once while a slow second instance keeps
-// working on it past its lease, then writes after the shard was claimed
-// again); storage errors (429, 503, connections reset before a request,
-// mid-body on reads, and after a write applied) through a proxy in front
-// of fake-gcs-server; ledger errors (commits answered ABORTED or
-// UNAVAILABLE, or applied with the answer lost) through a gRPC proxy in
-// front of the Firestore emulator; the planner killed while it plans and
-// publishes, its event redelivered. Both runs deliver the subscriptions
-// through pushRelay (the emulator's own push loop stalls for minutes after
-// a few failed pushes of a message), with the fault run's ack deadline
-// 10 s, shorter than a zombie's or a waiting delivery's shard. It prints
-// the counts injected and both walls, then verifies the fault run's corpus from storage alone (verify.Verify,
-// deep) and compares every document's sha1 with the fault-free run's, by
-// entry_id, ending with the line
+// deployed function binary (startInjector):
+//   - a shard function instance SIGKILLed at a random moment under a
+//     delivery (half the fault rate of the deliveries; an instance serves one
+//     delivery at a time, as infra's max_instance_request_concurrency = 1
+//     has it) and replaced on its port, the Firestore transactions it left
+//     open expiring after a fifteenth of the lease, as Firestore's 60 s idle
+//     expiry is a fifteenth of the deployed 15-minute lease;
+//   - duplicate deliveries: the message published again, a second
+//     concurrent delivery, and Pub/Sub's redelivery after the ack deadline
+//     (10 s, Pub/Sub's least) while the first delivery still works;
+//   - zombies: a delivery answered 500, at once or, every other one, at a
+//     timeout past the ack deadline, while a slow second instance keeps
+//     working on it past its lease, then writes after the shard was claimed
+//     again;
+//   - storage errors (429, 503, connections reset before a request,
+//     mid-body on reads, and after a write applied) through a proxy in
+//     front of fake-gcs-server; ledger errors (commits answered ABORTED or
+//     UNAVAILABLE, or applied with the answer lost) through a gRPC proxy in
+//     front of the Firestore emulator;
+//   - the planner killed while it plans and publishes, its event
+//     redelivered.
+//
+// Both runs deliver the subscriptions through pushRelay (the emulator's own
+// push loop stalls for minutes after a few failed pushes of a message). It
+// prints the counts injected, both walls and where the fault run's time
+// went (printTimeline), then verifies the fault run's corpus from storage
+// alone (verify.Verify, deep) and compares every document's sha1 with the
+// fault-free run's, by entry_id, ending with the line
 //
 //	verify: N rows, 0 lost, 0 duplicated, N documents equal
 //
@@ -47,8 +58,9 @@ func cloudFaults(ctx context.Context, pass cloudPass, rate float64) error {
 	ref.print(pass.shards)
 
 	pass.project = "bench-cloud-faults"
-	pass.faults = &faultPlan{rate: rate, seed: 51, lease: 4 * time.Second, zombieLatency: time.Second, killEvery: 3 * time.Second,
-		maxKills: max(2, int(rate*float64(pass.shards)/2))}
+	pass.faults = &faultPlan{rate: rate, seed: 51, lease: 4 * time.Second, zombieLatency: 2 * time.Second,
+		ackDeadline: 10 * time.Second, zombieTimeout: 11 * time.Second, killRate: rate / 2, killWithin: 500 * time.Millisecond}
+	pass.faults.txExpiry = pass.faults.lease / 15
 	fmt.Printf("fault run (fault rate %.2f) ...\n", rate)
 	res, err := pass.run(ctx)
 	if err != nil {
@@ -59,6 +71,7 @@ func cloudFaults(ctx context.Context, pass cloudPass, rate float64) error {
 	if err := res.printFaults(ref); err != nil {
 		return err
 	}
+	res.printTimeline(ref)
 
 	rep, err := verify.Verify(ctx, res.store, verify.Options{Out: res.out, Manifest: "gs://manifests/" + cloudManifest,
 		ManifestGeneration: res.gen, RowGroupsPerShard: 1, RunID: res.runID, Ledger: res.shards, Deep: true})
@@ -122,13 +135,14 @@ func (res *passResult) printFaults(ref *passResult) error {
 	if res.shardRelay != nil {
 		overlap = res.shardRelay.Overlapping.Load()
 	}
-	fmt.Printf("              duplicate deliveries: %d published twice, %d delivered twice concurrently, %d redelivered by Pub/Sub while the first delivery still worked (ack deadline 10 s)\n",
-		p.Republished.Load(), p.Concurrent.Load(), overlap)
-	fmt.Printf("              zombies: %d deliveries answered 500 while a slow instance kept working (%d ran past their lease)\n", p.Zombies.Load(), p.ZombiesPastLease.Load())
+	fmt.Printf("              duplicate deliveries: %d published twice, %d delivered twice concurrently, %d redelivered by Pub/Sub while the first delivery still worked (ack deadline %s)\n",
+		p.Republished.Load(), p.Concurrent.Load(), overlap, in.plan.ackDeadline)
+	fmt.Printf("              zombies: %d deliveries answered 500 while a slow instance kept working (%d ran past their lease, %d answered only at a %s timeout, past the ack deadline)\n",
+		p.Zombies.Load(), p.ZombiesPastLease.Load(), p.ZombiesPastAck.Load(), in.plan.zombieTimeout)
 	fmt.Printf("              storage: %d x 429, %d x 503, %d connections reset before the request, %d reset mid-body (reads), %d writes applied with the answer lost\n",
 		s.TooMany.Load(), s.Unavailable.Load(), s.Reset.Load(), s.ResetMidBody.Load(), s.LostAnswer.Load())
-	fmt.Printf("              ledger: %d commits ABORTED, %d UNAVAILABLE, %d applied with the answer lost (UNAVAILABLE)\n",
-		in.ledger.Aborted.Load(), in.ledger.Unavailable.Load(), in.ledger.LostAnswer.Load())
+	fmt.Printf("              ledger: %d commits ABORTED, %d UNAVAILABLE, %d applied with the answer lost (UNAVAILABLE); %d transactions left open by killed instances expired after %s\n",
+		in.ledger.Aborted.Load(), in.ledger.Unavailable.Load(), in.ledger.LostAnswer.Load(), in.ledger.Expired.Load(), in.plan.txExpiry)
 	fmt.Printf("wall          %s with faults, %s fault-free (%.2fx)\n", res.wall.Round(time.Millisecond), ref.wall.Round(time.Millisecond), res.wall.Seconds()/ref.wall.Seconds())
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/pubsub/v2"
+	"google.golang.org/grpc/status"
 
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
 )
@@ -26,15 +27,34 @@ type faultPlan struct {
 	// killed and zombie claims expire within the run.
 	lease time.Duration
 	// zombieLatency slows every storage request of the zombie instance, so
-	// that its shard outlives its lease and is claimed again.
+	// that its shard outlives its lease and is claimed again, and every
+	// other zombie's outlives zombieTimeout.
 	zombieLatency time.Duration
-	// killEvery is the mean interval between SIGKILLs of the shard
-	// function's instance, and maxKills their number: without a cap, the
-	// last few shards of a run are killed again and again (each needs its
-	// lease to expire and a redelivery) and the run only ends by luck.
-	killEvery time.Duration
-	maxKills  int
+	// ackDeadline is the shard subscription's ack deadline, and
+	// zombieTimeout, past it, the function timeout at which every other
+	// zombie delivery is answered 500 (the rest are answered at once), so
+	// that Pub/Sub redelivers while the first delivery still works.
+	ackDeadline, zombieTimeout time.Duration
+	// killRate is the fraction of shard deliveries sent to an instance
+	// that is SIGKILLed while it works on them (at a moment uniform in
+	// [0, killWithin) after the delivery reaches it) and replaced. Each
+	// such instance serves one delivery at a time, as the deployed shard
+	// function does (infra/functions.tf: max_instance_request_concurrency
+	// = 1), so a kill takes down one shard's delivery, not every delivery
+	// in flight; and kills are spread over the deliveries, not the clock,
+	// so that the last few shards of a run are not killed again and again
+	// (a timer that waits for something in flight finds only them).
+	killRate   float64
+	killWithin time.Duration
+	// txExpiry is how long a transaction its killed client left open
+	// holds its locks (ledgerProxy.expireAbandoned): Firestore's 60 s idle
+	// expiry scaled as the lease is (a fifteenth of it).
+	txExpiry time.Duration
 }
+
+// victims is how many instances serve the deliveries rolled to be killed
+// (a delivery rolled while all are busy goes to the shard instance).
+const victims = 4
 
 // instance is a function process that can be killed (SIGKILL) and
 // replaced on the same port, as Cloud Run replaces an instance.
@@ -60,6 +80,11 @@ func startInstance(ctx context.Context, bin, target string, env []string) (*inst
 }
 
 func (in *instance) url() string { return fmt.Sprintf("http://127.0.0.1:%d", in.port) }
+
+// enter and leave count a delivery in flight on the instance.
+func (in *instance) enter() { in.inflight.Add(1) }
+
+func (in *instance) leave() { in.inflight.Add(-1) }
 
 // replace kills the process (SIGKILL) and starts a new one on the same
 // port; it reports whether a request was in flight when it was killed.
@@ -91,29 +116,33 @@ func (in *instance) stop() {
 }
 
 // injector is the harness of a fault pass: the storage proxies, the push
-// proxies in front of the functions, the killer of the shard instance and
-// the zombie instance.
+// proxies in front of the functions, the shard instance, the instances that
+// are killed under their delivery (victims) and the zombie instance.
 type injector struct {
-	plan       *faultPlan
-	endpoints  map[string]string // function target -> push base URL
-	storage    storageFaults
-	ledger     ledgerFaults
-	push       pushFaults
-	shard      *instance
-	zombie     *instance
-	planner    *instance
-	dead       *instance
-	client     *http.Client
-	zombies    group
-	cancel     context.CancelFunc
-	killerDone chan struct{}
-	stops      []func()
-	republish  *pubsub.Publisher
+	plan           *faultPlan
+	endpoints      map[string]string // function target -> push base URL
+	storage        storageFaults
+	ledger         ledgerFaults
+	push           pushFaults
+	shard          *instance
+	zombie         *instance
+	planner        *instance
+	dead           *instance
+	client         *http.Client
+	victims        chan *instance // idle victim instances
+	owed           atomic.Int64   // kills rolled and not yet done (see killDuring)
+	victimList     []*instance
+	zombies        group
+	stops          []func()
+	republish      *pubsub.Publisher
+	plannerStorage *storageProxy
+	// trace records each shard's deliveries and the kills (printTimeline).
+	trace *shardTrace
 }
 
 func startInjector(ctx context.Context, p cloudPass, env []string, gcsURL string, ps *pubsub.Client) (_ *injector, err error) {
 	plan := p.faults
-	in := &injector{plan: plan, endpoints: map[string]string{}, client: &http.Client{}, killerDone: make(chan struct{})}
+	in := &injector{plan: plan, endpoints: map[string]string{}, client: &http.Client{}, victims: make(chan *instance, victims), trace: newShardTrace()}
 	defer func() {
 		if err != nil {
 			in.stopAll()
@@ -152,23 +181,48 @@ func startInjector(ctx context.Context, p cloudPass, env []string, gcsURL string
 		return nil, err
 	}
 	in.stops = append(in.stops, lp.stop)
+	lp.txExpiry = plan.txExpiry
+	lp.onCall = func(shard int, method string, t0 time.Time, err error) {
+		if d := time.Since(t0); d > time.Second || (err != nil && !strings.HasSuffix(method, "/Rollback")) {
+			in.trace.record(shard, "ledger "+method[strings.LastIndex(method, "/")+1:], int(status.Code(err)), t0, 0)
+		}
+	}
 	base := append(append([]string(nil), env...), "FOLDCORPUS_LEASE="+plan.lease.String())
 	fenv := append(append([]string(nil), base...), "STORAGE_EMULATOR_HOST="+faulty, emulators.Firestore.HostEnv()+"="+lp.addr)
+	// The planner has a storage proxy of its own (the same faults, counted
+	// together), so that its requests can be told apart (printTimeline).
+	if in.plannerStorage, err = newStorageProxy(gcsURL, period, 0, &in.storage); err != nil {
+		return nil, err
+	}
+	plannerHost, err := host(in.plannerStorage)
+	if err != nil {
+		return nil, err
+	}
+	penv := append(append([]string(nil), base...), "STORAGE_EMULATOR_HOST="+plannerHost, emulators.Firestore.HostEnv()+"="+lp.addr)
 	for _, x := range []struct {
 		dst    **instance
 		target string
 		env    []string
 	}{{&in.shard, "ShardFn", fenv}, {&in.zombie, "ShardFn", append(append([]string(nil), base...), "STORAGE_EMULATOR_HOST="+slowHost)},
-		{&in.planner, "Planner", fenv}, {&in.dead, "DeadLetter", fenv}} {
+		{&in.planner, "Planner", penv}, {&in.dead, "DeadLetter", fenv}} {
 		if *x.dst, err = startInstance(ctx, p.bin, x.target, x.env); err != nil {
 			return nil, err
 		}
 		i := *x.dst
 		in.stops = append(in.stops, i.stop)
 	}
+	for range victims {
+		v, err := startInstance(ctx, p.bin, "ShardFn", fenv)
+		if err != nil {
+			return nil, err
+		}
+		in.stops = append(in.stops, v.stop)
+		in.victims <- v
+		in.victimList = append(in.victimList, v)
+	}
 	in.republish = ps.Publisher(cloudShardTopic)
 	in.stops = append(in.stops, in.republish.Stop)
-	roll := &roller{rng: rand.New(rand.NewPCG(plan.seed, 1)), rate: plan.rate}
+	roll := &roller{rng: rand.New(rand.NewPCG(plan.seed, 1)), rate: plan.rate, killRate: plan.killRate}
 	if in.endpoints["ShardFn"], err = host(in.shardPush(ctx, roll)); err != nil {
 		return nil, err
 	}
@@ -181,17 +235,17 @@ func startInjector(ctx context.Context, p cloudPass, env []string, gcsURL string
 			in.endpoints[t] = "http://" + h
 		}
 	}
-	kctx, cancel := context.WithCancel(ctx)
-	in.cancel = cancel
-	go in.killer(kctx, rand.New(rand.NewPCG(plan.seed, 2)))
 	return in, nil
 }
 
 // shardPush is the push endpoint of the shard subscription. Per delivery
 // it injects (roller): a zombie (the delivery goes to the slow instance,
-// which keeps working, while Pub/Sub is answered 500 at once, as a timed
-// out function's caller is, and redelivers), a second publish of the same
-// message, or a second concurrent delivery to the shard instance.
+// which keeps working, while Pub/Sub is answered 500, as a timed out
+// function's caller is, at once or, every other zombie, at
+// plan.zombieTimeout, past the ack deadline; it redelivers), a second
+// publish of the same
+// message, a second concurrent delivery to the shard instance, or a kill
+// (killDuring).
 func (in *injector) shardPush(ctx context.Context, roll *roller) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
@@ -199,40 +253,79 @@ func (in *injector) shardPush(ctx context.Context, roll *roller) http.Handler {
 			w.WriteHeader(http.StatusBadGateway)
 			return
 		}
+		m, _ := decodePush(body)
+		shard, attempt := shardOf(m), m.DeliveryAttempt
 		to := func(i *instance, c context.Context) int {
-			i.inflight.Add(1)
-			defer i.inflight.Add(-1)
+			i.enter()
+			defer i.leave()
 			return forward(c, in.client, i.url(), r, body)
 		}
-		switch roll.next() {
+		kind := roll.next()
+		if kind == 4 {
+			in.owed.Add(1)
+		}
+		if kind == 0 && in.owed.Load() > 0 {
+			kind = 4 // a kill rolled earlier whose delivery was answered first
+		}
+		switch kind {
 		case 1:
-			in.push.Zombies.Add(1)
+			// Every other zombie times out only after the subscription's
+			// ack deadline: Pub/Sub redelivers the message while this
+			// delivery is still open and its instance still working.
+			late := in.push.Zombies.Add(1)%2 == 0
 			r = r.Clone(context.WithoutCancel(r.Context()))
+			finished := make(chan struct{})
 			in.zombies.goDo(func() {
+				defer close(finished)
 				t0 := time.Now()
-				to(in.zombie, ctx)
+				code := to(in.zombie, ctx)
 				if time.Since(t0) > in.plan.lease {
 					in.push.ZombiesPastLease.Add(1)
 				}
+				in.trace.record(shard, traceZombie, attempt, t0, code)
 			})
+			if late {
+				select {
+				case <-time.After(in.plan.zombieTimeout):
+					in.push.ZombiesPastAck.Add(1)
+				case <-finished:
+				case <-r.Context().Done():
+				}
+			}
 			w.WriteHeader(http.StatusInternalServerError)
 			return
 		case 2:
-			if m, err := decodePush(body); err == nil {
-				if _, err := in.republish.Publish(ctx, &pubsub.Message{Data: m.Message.Data, Attributes: m.Message.Attributes}).Get(ctx); err == nil {
-					in.push.Republished.Add(1)
-				}
+			t0 := time.Now()
+			if _, err := in.republish.Publish(ctx, &pubsub.Message{Data: m.Message.Data, Attributes: m.Message.Attributes}).Get(ctx); err == nil {
+				in.push.Republished.Add(1)
+				in.trace.record(shard, traceRepublish, attempt, t0, 0)
 			}
 		case 3:
 			in.push.Concurrent.Add(1)
 			r2 := r.Clone(context.WithoutCancel(r.Context()))
 			in.zombies.goDo(func() {
-				in.shard.inflight.Add(1)
-				defer in.shard.inflight.Add(-1)
-				forward(ctx, in.client, in.shard.url(), r2, body)
+				t0 := time.Now()
+				in.shard.enter()
+				defer in.shard.leave()
+				code := forward(ctx, in.client, in.shard.url(), r2, body)
+				in.trace.record(shard, traceConcurrent, attempt, t0, code)
 			})
+		case 4:
+			select {
+			case v := <-in.victims:
+				t0 := time.Now()
+				code := in.killDuring(ctx, v, shard, r, body)
+				in.victims <- v
+				in.trace.record(shard, "to a victim", attempt, t0, code)
+				w.WriteHeader(code)
+				return
+			default: // every victim busy: an ordinary delivery
+			}
 		}
-		w.WriteHeader(to(in.shard, r.Context()))
+		t0 := time.Now()
+		code := to(in.shard, r.Context())
+		in.trace.record(shard, "delivery", attempt, t0, code)
+		w.WriteHeader(code)
 	})
 }
 
@@ -247,8 +340,11 @@ func (in *injector) plannerPush(ctx context.Context) http.Handler {
 			w.WriteHeader(http.StatusBadGateway)
 			return
 		}
+		t0 := time.Now()
 		if !first.CompareAndSwap(false, true) {
-			w.WriteHeader(forward(r.Context(), in.client, in.planner.url(), r, body))
+			code := forward(r.Context(), in.client, in.planner.url(), r, body)
+			in.trace.record(plannerKey, "delivery", 0, t0, code)
+			w.WriteHeader(code)
 			return
 		}
 		done := make(chan int, 1)
@@ -260,6 +356,7 @@ func (in *injector) plannerPush(ctx context.Context) http.Handler {
 		delay := time.Duration(20+rand.IntN(130)) * time.Millisecond
 		select {
 		case code := <-done:
+			in.trace.record(plannerKey, "delivery", 0, t0, code)
 			w.WriteHeader(code)
 			return
 		case <-time.After(delay):
@@ -267,50 +364,44 @@ func (in *injector) plannerPush(ctx context.Context) http.Handler {
 		if mid, err := in.planner.replace(ctx); err == nil && mid {
 			in.push.PlannerKills.Add(1)
 		}
-		w.WriteHeader(<-done)
+		code := <-done
+		in.trace.record(plannerKey, "killed", 0, t0, code)
+		w.WriteHeader(code)
 	})
 }
 
-// killer SIGKILLs the shard instance at random moments (mean
-// plan.killEvery apart), preferring moments when it is working on a
-// shard, and replaces it.
-func (in *injector) killer(ctx context.Context, rng *rand.Rand) {
-	defer close(in.killerDone)
-	for range in.plan.maxKills {
-		wait := time.Duration(float64(in.plan.killEvery) * (0.5 + rng.Float64()))
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		for in.shard.inflight.Load() == 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-		mid, err := in.shard.replace(ctx)
-		if err != nil {
-			return
-		}
+// killDuring forwards a delivery to the victim instance v and SIGKILLs v
+// at a random moment while it works on it (uniform in [0,
+// plan.killWithin)), replacing it on its port as Cloud Run replaces an
+// instance; it returns what the delivery was answered (503 when the kill
+// cut it). A delivery answered before the kill moment is not killed: the
+// kill stays owed (injector.owed), and the next delivery goes to a victim.
+func (in *injector) killDuring(ctx context.Context, v *instance, shard int, r *http.Request, body []byte) int {
+	done := make(chan int, 1)
+	v.enter()
+	go func() {
+		defer v.leave()
+		done <- forward(ctx, in.client, v.url(), r, body)
+	}()
+	select {
+	case code := <-done:
+		return code // answered before the kill: the kill stays owed
+	case <-time.After(time.Duration(rand.Int64N(int64(in.plan.killWithin)))):
+	}
+	in.owed.Add(-1)
+	mid, err := v.replace(ctx)
+	if err == nil {
 		in.push.Kills.Add(1)
 		if mid {
 			in.push.KillsMidShard.Add(1)
 		}
+		in.trace.kill([]int{shard})
 	}
-	<-ctx.Done()
+	return <-done
 }
 
-// quiesce stops the killer and waits for the zombies to finish writing.
-func (in *injector) quiesce() {
-	if in.cancel != nil {
-		in.cancel()
-		<-in.killerDone
-		in.cancel = nil
-	}
-	in.zombies.Wait()
-}
+// quiesce waits for the zombies to finish writing.
+func (in *injector) quiesce() { in.zombies.Wait() }
 
 func (in *injector) stopAll() {
 	in.quiesce()

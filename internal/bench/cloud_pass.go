@@ -50,6 +50,7 @@ type cloudPass struct {
 // passResult is what a pass measured and left behind.
 type passResult struct {
 	wall    time.Duration
+	start   time.Time // the manifest upload
 	counts  map[ledger.Status]int64
 	shards  []ledger.Shard
 	peak    map[string]string
@@ -162,7 +163,7 @@ func (p cloudPass) run(ctx context.Context) (res *passResult, err error) {
 		ack = time.Minute
 	}
 	if p.faults != nil {
-		ack = 10 * time.Second // shorter than a zombie's shard
+		ack = p.faults.ackDeadline // shorter than a zombie's shard
 	}
 	for _, s := range []struct{ id, topic, fn string }{{"planner-push", cloudEvents, "Planner"}, {"shards-push", cloudShardTopic, "ShardFn"}, {"dead-push", cloudDead, "DeadLetter"}} {
 		endpoint := fmt.Sprintf("%s/projects/%s/topics/%s", endpoints[s.fn], p.project, s.topic)
@@ -191,6 +192,10 @@ func (p cloudPass) run(ctx context.Context) (res *passResult, err error) {
 	}
 	fmt.Printf("%s: %d shards x %d rows: uploading the manifest (%d bytes) ...\n", p.project, p.shards, p.rows, len(data))
 	start := time.Now()
+	res.start = start
+	if inj != nil {
+		inj.trace.begin(start)
+	}
 	w := sc.Bucket("manifests").Object(cloudManifest).NewWriter(ctx)
 	if _, err := w.Write(data); err != nil {
 		return res, err

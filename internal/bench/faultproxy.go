@@ -147,6 +147,7 @@ type pushMessage struct {
 		Data       []byte            `json:"data"`
 		Attributes map[string]string `json:"attributes"`
 	} `json:"message"`
+	DeliveryAttempt int `json:"deliveryAttempt"`
 }
 
 // forward posts a push request's body to base (the same path and headers)
@@ -177,30 +178,35 @@ func forward(ctx context.Context, client *http.Client, base string, r *http.Requ
 
 // pushFaults counts what the push proxies injected.
 type pushFaults struct {
-	Republished, Concurrent, Zombies, ZombiesPastLease, Kills, KillsMidShard, PlannerKills atomic.Int64
+	Republished, Concurrent, Zombies, ZombiesPastLease, ZombiesPastAck, Kills, KillsMidShard, PlannerKills atomic.Int64
 }
 
 // roller decides, deterministically from a seed, which deliveries get a
-// fault: the first three deliveries get one of each kind (so that a short
-// run injects every kind), then each delivery with probability rate.
+// fault: the first four deliveries get one of each kind (so that a short
+// run injects every kind), then each delivery with probability rate one of
+// kinds 1-3 (zombie, published twice, delivered twice concurrently) and
+// with probability killRate kind 4 (killed under the delivery).
 type roller struct {
-	mu   sync.Mutex
-	rng  *rand.Rand
-	n    int
-	rate float64
+	mu             sync.Mutex
+	rng            *rand.Rand
+	n              int
+	rate, killRate float64
 }
 
 func (r *roller) next() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.n++
-	if r.n <= 3 {
+	if r.n <= 4 {
 		return r.n
 	}
-	if r.rng.Float64() >= r.rate {
-		return 0
+	switch u := r.rng.Float64(); {
+	case u < r.rate:
+		return 1 + r.rng.IntN(3)
+	case u < r.rate+r.killRate:
+		return 4
 	}
-	return 1 + r.rng.IntN(3)
+	return 0
 }
 
 // group runs the goroutines a fault leaves working (zombies, second
