@@ -86,7 +86,11 @@ type ledgerProxy struct {
 	addr    string
 	period  int64
 	commits atomic.Int64
-	faults  *ledgerFaults
+	// loseOwed counts lost-answer slots whose commit failed upstream
+	// before it applied: the next commit takes the slot, so that every
+	// slot injects one applied-but-lost commit (a short run has few).
+	loseOwed atomic.Int64
+	faults   *ledgerFaults
 	// onCall, when set, is told of every call: the shard document it
 	// names (-1 if none), its method, when it started and its error.
 	onCall func(shard int, method string, t0 time.Time, err error)
@@ -151,7 +155,9 @@ func (p *ledgerProxy) handle(_ any, ss grpc.ServerStream) (err error) {
 	}(time.Now())
 	lose := false
 	if strings.HasSuffix(method, "/Commit") && p.period > 0 {
-		if n := p.commits.Add(1); n%p.period == 0 {
+		if owed := p.loseOwed.Load(); owed > 0 && p.loseOwed.CompareAndSwap(owed, owed-1) {
+			lose = true
+		} else if n := p.commits.Add(1); n%p.period == 0 {
 			switch (n / p.period) % 3 {
 			case 0:
 				p.faults.Aborted.Add(1)
@@ -164,6 +170,12 @@ func (p *ledgerProxy) handle(_ any, ss grpc.ServerStream) (err error) {
 			}
 		}
 	}
+	lost := false // the lost-answer slot was used: the commit applied
+	defer func() {
+		if lose && !lost {
+			p.loseOwed.Add(1) // the commit did not apply: the next one is lost instead
+		}
+	}()
 	ctx, cancel := context.WithCancel(ss.Context())
 	defer cancel()
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
@@ -208,6 +220,7 @@ func (p *ledgerProxy) handle(_ any, ss grpc.ServerStream) (err error) {
 			if errors.Is(err, io.EOF) {
 				if lose {
 					p.faults.LostAnswer.Add(1)
+					lost = true
 					return status.Error(codes.Unavailable, "injected: the commit applied, its answer lost")
 				}
 				return nil
