@@ -60,11 +60,30 @@ func newAccounting(msg queue.ShardMessage, f format.Format) corpus.Accounting {
 	return acc
 }
 
-// openShard opens the shard's manifest once, at the generation the message
+// shardRun is one shard's pass: what every stage reads (the dependencies,
+// the message, the format) and what they count (the accounting and the
+// timing), in one value instead of positional parameters. in is set by
+// open; its file is the caller's to close.
+type shardRun struct {
+	deps Deps
+	msg  queue.ShardMessage
+	f    format.Format
+	in   *shardInput
+	acc  *corpus.Accounting
+	tm   *Timing
+}
+
+// open opens the shard's manifest once, at the generation the message
 // pins when it pins one (an overwritten manifest fails the shard
 // permanently instead of feeding it another file's rows), sets
-// acc.DroppedColumns and resolves the passthrough columns. The caller
-// closes in.file.
+// acc.DroppedColumns and resolves the passthrough columns (s.in). The
+// caller closes s.in.file.
+func (s *shardRun) open(ctx context.Context) error {
+	in, err := openShard(ctx, s.deps, s.msg, s.f, s.acc, s.tm)
+	s.in = in
+	return err
+}
+
 func openShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, acc *corpus.Accounting, tm *Timing) (*shardInput, error) {
 	mstart := time.Now()
 	mstore := blob.Pin(deps.Store, msg.Manifest, msg.ManifestGeneration)
@@ -109,7 +128,8 @@ func openShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 // parse (--lenient-parse) is counted as skipped and named with its error
 // (acc.ParseErrors); a row whose structure disagrees with its seq_len
 // (seqLenCheck) is counted and named as suspect, whatever its outcome.
-func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, in *shardInput, sink rowSink, acc *corpus.Accounting, tm *Timing, onRow func(string, int)) error {
+func (s *shardRun) rowLoop(ctx context.Context, sink rowSink, onRow func(string, int)) error {
+	msg, in, acc, tm := s.msg, s.in, s.acc, s.tm
 	var bad badRows
 	consume := func(r rowOut) error {
 		tm.Fetch += r.fetch
@@ -174,7 +194,7 @@ func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Fo
 		if len(rows) > 0 {
 			sink.expectRows(rows[0].Total)
 		}
-		err = fetchPool(ctx, deps, msg, f, rows, in.passIdx, &bad, consume)
+		err = s.fetchPool(ctx, rows, &bad, consume)
 	} else {
 		lim := rowLimits{mems: make(rowMems, 1)} // rows one at a time
 		err = in.file.ReadShard(ctx, msg.RowGroups, in.cols, func(r *manifest.Rows) error {
@@ -184,7 +204,7 @@ func rowLoop(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Fo
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				o := processRow(ctx, deps, msg, f, r, i, in.passIdx, lim)
+				o := s.processRow(ctx, r, i, lim)
 				if o.err != nil {
 					if bad.add(ctx, o.err) {
 						continue

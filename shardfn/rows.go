@@ -23,8 +23,9 @@ import (
 //
 // lim bounds the fetches and the CPU work in flight and lends the row
 // memory (see rowLimits); its zero value bounds nothing.
-func processRow(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, rows *manifest.Rows, i int, passIdx []int, lim rowLimits) rowOut {
-	r := &rowRun{ctx: ctx, deps: deps, msg: msg, f: f, rows: rows, vals: rows.Values[i], lim: lim, raw: format.ReadsRaw(f)}
+func (s *shardRun) processRow(ctx context.Context, rows *manifest.Rows, i int, lim rowLimits) rowOut {
+	msg, f, passIdx := s.msg, s.f, s.in.passIdx
+	r := &rowRun{ctx: ctx, deps: s.deps, msg: msg, f: f, rows: rows, vals: rows.Values[i], lim: lim, raw: format.ReadsRaw(f)}
 	o := &r.o
 	o.entryID = entryID(r.vals[0])
 	o.row = rows.First + int64(i)
@@ -338,8 +339,8 @@ func generateSafely(f format.Format, in format.Input) (res format.Result, err er
 // failure) is recorded in bad and the pool goes on; any other failure (a
 // transient one, a cancelled ctx, an error from consume) stops the pool and
 // is returned.
-func fetchPool(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, batches []*manifest.Rows, passIdx []int, bad *badRows, consume func(rowOut) error) error {
-	conc := deps.FetchConcurrency
+func (s *shardRun) fetchPool(ctx context.Context, batches []*manifest.Rows, bad *badRows, consume func(rowOut) error) error {
+	conc := s.deps.FetchConcurrency
 	if conc <= 0 {
 		conc = DefaultFetchConcurrency
 	}
@@ -376,7 +377,7 @@ func fetchPool(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.
 				return
 			}
 			g.Go(func() error {
-				slots[i] <- processRow(gctx, deps, msg, f, r.rows, r.i, passIdx, lim)
+				slots[i] <- s.processRow(gctx, r.rows, r.i, lim)
 				return nil
 			})
 		}

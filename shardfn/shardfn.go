@@ -387,17 +387,17 @@ type rowOut struct {
 // and, for a Multi format, its ledger file's bytes.
 func run(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Format, tm *Timing) (acc corpus.Accounting, data, ledger []byte, err error) {
 	acc = newAccounting(msg, f)
-	in, err := openShard(ctx, deps, msg, f, &acc, tm)
-	if err != nil {
+	sr := &shardRun{deps: deps, msg: msg, f: f, acc: &acc, tm: tm}
+	if err := sr.open(ctx); err != nil {
 		return acc, nil, nil, err
 	}
-	defer in.file.Close()
-	sink, err := newCorpusSink(f, in.pass, &acc, tm)
+	defer sr.in.file.Close()
+	sink, err := newCorpusSink(f, sr.in.pass, &acc, tm)
 	if err != nil {
 		return acc, nil, nil, err
 	}
 	defer sink.w.Close()
-	if err := rowLoop(ctx, deps, msg, f, in, sink, &acc, tm, deps.OnRow); err != nil {
+	if err := sr.rowLoop(ctx, sink, deps.OnRow); err != nil {
 		return acc, nil, nil, err
 	}
 	if !acc.Balanced() {

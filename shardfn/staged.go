@@ -115,14 +115,14 @@ func (s stagedSink) add(r rowOut, failed bool) error {
 // accounting so far (every row in rows_in; filtered and skipped rows
 // counted) and one adapted row per remaining row, with its passthrough
 // values. Bad rows fail the shard, every one recorded, as in run: the same
-// one pass (openShard, rowLoop), with the staged sink.
+// one pass (shardRun's open and rowLoop), with the staged sink.
 func adaptShard(ctx context.Context, deps Deps, msg queue.ShardMessage, f format.Neural, tm *Timing) (*tokenize.Staged, error) {
 	st := &tokenize.Staged{Accounting: newAccounting(msg, f)}
-	in, err := openShard(ctx, deps, msg, f, &st.Accounting, tm)
-	if err != nil {
+	sr := &shardRun{deps: deps, msg: msg, f: adaptOnly{f}, acc: &st.Accounting, tm: tm}
+	if err := sr.open(ctx); err != nil {
 		return st, err
 	}
-	defer in.file.Close()
-	st.Passthrough = in.pass
-	return st, rowLoop(ctx, deps, msg, adaptOnly{f}, in, stagedSink{st: st, format: f}, &st.Accounting, tm, deps.OnRow)
+	defer sr.in.file.Close()
+	st.Passthrough = sr.in.pass
+	return st, sr.rowLoop(ctx, stagedSink{st: st, format: f}, deps.OnRow)
 }
