@@ -28,7 +28,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
-	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inprocess"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
@@ -94,14 +94,14 @@ func TestNeuralShardHandoff(t *testing.T) {
 	// 1. Inline: no tokenize topic configured.
 	// Both runs name the checkpoint as a cloud run spec does (gs://; the
 	// output records the options). The inline run needs the encoder in the
-	// process (inline.New, reading a local copy of the checkpoint); the
+	// process (inprocess.New, reading a local copy of the checkpoint); the
 	// deployed functions have none (registry.New) and hand off.
 	const remoteWeights = "gs://models/b2t.ckpt"
 	inlineMsg := msg("gs://out/corpus/b2t/inline/part-00000-of-00001.parquet", remoteWeights)
 	fx.s.deps.NewFormat = func(name string, opts map[string]string) (format.Format, error) {
 		local := maps.Clone(opts)
 		local[fb2t.OptWeights] = weights
-		return inline.New(name, local)
+		return inprocess.New(name, local)
 	}
 	if err := fx.led.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ type Deps struct {
 	// by New: the functions are a composition root; rotlib=gs://... is
 	// read through Store, once per instance; it runs no bio2token encoder:
 	// the deployed functions hand neural shards to the tokenize job).
-	// Tests that run bio2token-v2 inline set inline.New.
+	// Tests that run bio2token-v2 in the function set inprocess.New.
 	NewFormat func(name string, opts map[string]string) (format.Format, error)
 	Log       *slog.Logger
 	Now       func() time.Time // time.Now when nil

@@ -19,7 +19,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/filelist"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
-	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inprocess"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/pdbheader"
@@ -95,7 +95,7 @@ func runDoc(ctx context.Context, args []string) error {
 	defer store.Close()
 	// The format is built as run builds it (contacts-v1 with rotlib= reads
 	// structures, without it records).
-	f, err := inline.NewIn(ctx, formatRegistry, format.Env{Store: store}, *name, opts)
+	f, err := inprocess.NewIn(ctx, formatRegistry, format.Env{Store: store}, *name, opts)
 	if err != nil {
 		return &exitError{2, err}
 	}

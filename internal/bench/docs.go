@@ -19,7 +19,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
-	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inprocess"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
@@ -235,7 +235,7 @@ func newDocsBench(ctx context.Context, o docsOptions) (*docsBench, error) {
 	if entry.build != nil {
 		f, err = entry.build(o.dir, o.opts)
 	} else {
-		f, err = inline.New(o.name, o.opts)
+		f, err = inprocess.New(o.name, o.opts)
 	}
 	if err != nil {
 		return nil, usageError(err)

@@ -17,7 +17,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inprocess"
 	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
@@ -44,7 +44,7 @@ type Config struct {
 	// formats; mmcif.ReadInto, see shardfn.Deps.Parse).
 	Parse func(st *structure.Structure, data []byte) error
 	// Formats is the run's format registry (the caller's composition:
-	// registry.Builtin() when nil). Formats are resolved with inline.NewIn:
+	// registry.Builtin() when nil). Formats are resolved with inprocess.NewIn:
 	// bio2token-v2 runs its encoder in this process, and an option naming
 	// an input by URI, rotlib=gs://..., is read through Store.
 	Formats *registry.Registry
@@ -156,7 +156,7 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	store = trackedStore{store, tr}
 	if cfg.NewFormat == nil {
 		cfg.NewFormat = func(name string, opts map[string]string) (format.Format, error) {
-			return inline.NewIn(ctx, cfg.Formats, format.Env{Store: store}, name, opts)
+			return inprocess.NewIn(ctx, cfg.Formats, format.Env{Store: store}, name, opts)
 		}
 	}
 	// Everything that can refuse the run comes before anything is

@@ -7,5 +7,5 @@
 // adapt and stage inputs for the tokenize job, link neither GoMLX nor
 // gopickle. The processes that tokenize import it: the tokenize job
 // (tpujob), and the CLI and the local runner through package
-// formats/inline.
+// formats/inprocess.
 package neural

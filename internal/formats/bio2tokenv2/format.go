@@ -6,7 +6,7 @@
 // The per-row cost is a neural forward pass. In the cloud the shard
 // function only adapts and stages coordinates and the accelerator job
 // (package tpujob) batches them; this Format runs the same encoder inline,
-// when the process gives it one (New's OpenEncoder: package formats/inline
+// when the process gives it one (New's OpenEncoder: package formats/inprocess
 // opens bio2token/neural's, on the CPU backend), so that the CLI and the
 // local runner produce the same documents end to end. The package itself
 // links no encoder: the Cloud Functions build it without one.
@@ -74,7 +74,7 @@ type Encoder interface {
 }
 
 // OpenEncoder starts the inline encoder of the options' weights and
-// backend (formats/inline.OpenEncoder).
+// backend (formats/inprocess.OpenEncoder).
 type OpenEncoder func(Options) (Encoder, error)
 
 // Format generates bio2token-v2 documents with an inline encoder.

@@ -180,7 +180,7 @@ func TestNoEncoder(t *testing.T) {
 	}
 }
 
-// openNeural is formats/inline.OpenEncoder (which this package's tests
+// openNeural is formats/inprocess.OpenEncoder (which this package's tests
 // cannot import: it imports this package).
 func openNeural(o Options) (Encoder, error) {
 	e, err := neural.Open(o.Weights, o.Backend)

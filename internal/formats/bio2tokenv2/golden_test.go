@@ -9,7 +9,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/bio2token/neural"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
-	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inprocess"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 )
 
@@ -23,7 +23,7 @@ import (
 // program Generate runs, and checks its codes and their document.
 func TestGoldenCodesAndDocuments(t *testing.T) {
 	files := b2tgolden.Load(t)
-	f, err := fb2t.New(fb2t.Options{Weights: b2tgolden.Checkpoint(t), Backend: "go", Rungs: b2t.DefaultRungs}, inline.OpenEncoder)
+	f, err := fb2t.New(fb2t.Options{Weights: b2tgolden.Checkpoint(t), Backend: "go", Rungs: b2t.DefaultRungs}, inprocess.OpenEncoder)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	fb2t "github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
-	"github.com/foldcorpus/foldcorpus/internal/formats/inline"
+	"github.com/foldcorpus/foldcorpus/internal/formats/inprocess"
 	"github.com/foldcorpus/foldcorpus/internal/localrun"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
@@ -44,7 +44,7 @@ func TestLocalRunEndToEnd(t *testing.T) {
 	if _, err := localrun.Run(context.Background(), localrun.Config{Spec: spec, Workers: 1, Parse: mmcif.ReadInto, Retries: -1}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := inline.New(fb2t.Name, opts)
+	f, err := inprocess.New(fb2t.Name, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

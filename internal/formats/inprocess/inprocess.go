@@ -1,9 +1,11 @@
-// Package inline resolves formats as package formats does, with the
+// Package inprocess resolves formats as the registry does, with the
 // bio2token-v2 encoder (bio2token/neural: GoMLX, and gopickle for the
 // checkpoint) running in this process. The processes that generate
 // bio2token documents themselves use it: the CLI and the local runner.
-// The Cloud Functions use package formats, which links no encoder.
-package inline
+// The Cloud Functions use the registry alone, which links no encoder (they
+// hand neural shards to the accelerator job). Named "inprocess", not
+// "inline": inline means the manifest's structure text (--cif-text-column).
+package inprocess
 
 import (
 	"context"
