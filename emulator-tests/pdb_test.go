@@ -100,7 +100,7 @@ func TestPDBCurationThroughEmulators(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.put(dataBucket, "manifests/pdb/"+filepath.Base(p), data, "")
-		err = manifest.ReadShard(s.ctx, localblob.Store{}, p, nil, []string{"entry_id", "processing_rank"}, func(r *manifest.Rows) error {
+		err = manifest.ReadFile(s.ctx, localblob.Store{}, p, nil, []string{"entry_id", "processing_rank"}, func(r *manifest.Rows) error {
 			rows = append(rows, r.Values...)
 			return nil
 		})
@@ -170,7 +170,7 @@ func TestPDBCurationThroughEmulators(t *testing.T) {
 	}
 	seen := 0
 	for _, sh := range shards {
-		err := manifest.ReadShard(s.ctx, s.store, corpus.LedgerURI(sh.Output), nil, []string{"entry_id", "multimer_status"}, func(r *manifest.Rows) error {
+		err := manifest.ReadFile(s.ctx, s.store, corpus.LedgerURI(sh.Output), nil, []string{"entry_id", "multimer_status"}, func(r *manifest.Rows) error {
 			for _, v := range r.Values {
 				seen++
 				if id, _ := v[0].(string); wantStatus[id] != v[1] {

@@ -81,7 +81,7 @@ func findDuplicateIDs(ctx context.Context, store blob.Store, files []string, dup
 	var cands []candidate
 	nulls := &NullIDError{}
 	for fi, uri := range files {
-		err := manifest.ReadShard(ctx, store, uri, nil, []string{manifest.EntryIDColumn}, func(r *manifest.Rows) error {
+		err := manifest.ReadFile(ctx, store, uri, nil, []string{manifest.EntryIDColumn}, func(r *manifest.Rows) error {
 			if r.First+int64(len(r.Values)) >= 1<<rowBits {
 				return derrors.Permanent(fmt.Errorf("manifest %s: more rows than the duplicate check can index", uri))
 			}
@@ -123,7 +123,7 @@ func findDuplicateIDs(ctx context.Context, store blob.Store, files []string, dup
 		byFile[c.first.File][c.first.Row] = ""
 	}
 	for uri, rows := range byFile {
-		err := manifest.ReadShard(ctx, store, uri, nil, []string{manifest.EntryIDColumn}, func(r *manifest.Rows) error {
+		err := manifest.ReadFile(ctx, store, uri, nil, []string{manifest.EntryIDColumn}, func(r *manifest.Rows) error {
 			for i, v := range r.Values {
 				if _, want := rows[r.First+int64(i)]; want {
 					rows[r.First+int64(i)], _ = idString(v[0])

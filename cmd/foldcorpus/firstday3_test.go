@@ -110,7 +110,7 @@ func TestCLIRunStdoutAndSkipped(t *testing.T) {
 	dir := t.TempDir()
 	mdir := sampleManifest(t, dir, 4, 1)
 	var id, uri string
-	err := manifest.ReadShard(context.Background(), localblob.Store{}, filepath.Join(mdir, "sample-00000.parquet"), nil, []string{"entry_id", "gcs_uri"}, func(r *manifest.Rows) error {
+	err := manifest.ReadFile(context.Background(), localblob.Store{}, filepath.Join(mdir, "sample-00000.parquet"), nil, []string{"entry_id", "gcs_uri"}, func(r *manifest.Rows) error {
 		id, uri = r.Values[1][0].(string), r.Values[1][1].(string)
 		return nil
 	})

@@ -229,7 +229,7 @@ func readLeakageDocs(ctx context.Context, store blob.Store, src string, fn func(
 		return fmt.Errorf("no document shards match %s", src)
 	}
 	for _, f := range files {
-		err := manifest.ReadShard(ctx, store, f, nil, leakageColumns, func(r *manifest.Rows) error {
+		err := manifest.ReadFile(ctx, store, f, nil, leakageColumns, func(r *manifest.Rows) error {
 			for i, v := range r.Values {
 				var d leakage.Doc
 				var ok [4]bool

@@ -30,7 +30,7 @@ func readManifest(t *testing.T, uri string) (ids, uris []string) {
 	if _, err := manifest.Resolve(s, manifest.DefaultURIColumn, "", nil, nil, nil); err != nil {
 		t.Fatalf("run cannot resolve the manifest: %v", err)
 	}
-	err = manifest.ReadShard(ctx, store, uri, nil, []string{"entry_id", "gcs_uri"}, func(r *manifest.Rows) error {
+	err = manifest.ReadFile(ctx, store, uri, nil, []string{"entry_id", "gcs_uri"}, func(r *manifest.Rows) error {
 		for _, v := range r.Values {
 			ids = append(ids, v[0].(string))
 			uris = append(uris, v[1].(string))

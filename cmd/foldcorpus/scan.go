@@ -120,7 +120,7 @@ func manifestURIs(ctx context.Context, store blob.Store, glob, col string) ([]st
 	}
 	var uris []string
 	for _, f := range files {
-		err := manifest.ReadShard(ctx, store, f, nil, []string{col}, func(r *manifest.Rows) error {
+		err := manifest.ReadFile(ctx, store, f, nil, []string{col}, func(r *manifest.Rows) error {
 			for i, v := range r.Values {
 				s, ok := v[0].(string)
 				if !ok || s == "" {

@@ -150,7 +150,7 @@ func readEntries(ctx context.Context, store blob.Store, files []string) ([]pdbhe
 	cols := columnNames(pdbheader.Columns())
 	var entries []pdbheader.Entry
 	for _, f := range files {
-		err := manifest.ReadShard(ctx, store, f, nil, cols, func(r *manifest.Rows) error {
+		err := manifest.ReadFile(ctx, store, f, nil, cols, func(r *manifest.Rows) error {
 			for i, v := range r.Values {
 				e, err := pdbheader.FromRow(r.Columns, v)
 				if err != nil {

@@ -57,7 +57,7 @@ func TestSelectPDBCommand(t *testing.T) {
 		}
 	}
 	funnel := map[string]int64{}
-	err := manifest.ReadShard(ctx, localblob.Store{}, filepath.Join(out, selection.PDBFiltersFile), nil, []string{"pdb_id", "entry_filter"}, func(r *manifest.Rows) error {
+	err := manifest.ReadFile(ctx, localblob.Store{}, filepath.Join(out, selection.PDBFiltersFile), nil, []string{"pdb_id", "entry_filter"}, func(r *manifest.Rows) error {
 		for _, v := range r.Values {
 			if wantFilter[v[0].(string)] != v[1] {
 				t.Errorf("%s: filter %v, want %s", v[0], v[1], wantFilter[v[0].(string)])
@@ -87,7 +87,7 @@ func TestSelectPDBCommand(t *testing.T) {
 	}
 	var got []task
 	for _, sh := range st.Shards {
-		err := manifest.ReadShard(ctx, localblob.Store{}, filepath.Join(out, sh.Path), nil,
+		err := manifest.ReadFile(ctx, localblob.Store{}, filepath.Join(out, sh.Path), nil,
 			[]string{"entry_id", "est_residues", "assembly1_protein_chains", "processing_rank"}, func(r *manifest.Rows) error {
 				for _, v := range r.Values {
 					got = append(got, task{v[0].(string), v[1].(int64), v[2].(int64), v[3].(int64)})

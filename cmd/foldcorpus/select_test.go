@@ -62,7 +62,7 @@ func TestSelectFeedsRun(t *testing.T) {
 	}
 	var rounds []int64
 	for _, p := range parts {
-		err := manifest.ReadShard(ctx, localblob.Store{}, p, nil, []string{"round"}, func(r *manifest.Rows) error {
+		err := manifest.ReadFile(ctx, localblob.Store{}, p, nil, []string{"round"}, func(r *manifest.Rows) error {
 			for _, v := range r.Values {
 				rounds = append(rounds, v[0].(int64))
 			}

@@ -99,7 +99,7 @@ func runSmoke(ctx context.Context, args []string) error {
 		if len(rows) >= rf.numDocs {
 			break
 		}
-		err := manifest.ReadShard(ctx, store, m.Manifest, m.RowGroups, pf.Projection.Columns(), func(r *manifest.Rows) error {
+		err := manifest.ReadFile(ctx, store, m.Manifest, m.RowGroups, pf.Projection.Columns(), func(r *manifest.Rows) error {
 			for _, v := range r.Values {
 				if len(rows) < rf.numDocs {
 					rows = append(rows, v)

@@ -268,7 +268,7 @@ func Read(ctx context.Context, store blob.Store, uri string, columns []string, f
 		}
 		columns = m.Columns
 	}
-	return manifest.ReadShard(ctx, store, uri, nil, columns, fn)
+	return manifest.ReadFile(ctx, store, uri, nil, columns, fn)
 }
 
 // binaryBuilder is a string or binary column's builder.

@@ -133,7 +133,7 @@ func Cut(ctx context.Context, store blob.Store, opts CutOptions) (_ *Stats, err 
 func readKeys(ctx context.Context, store blob.Store, files []string) ([]Row, error) {
 	var rows []Row
 	for _, f := range files {
-		err := manifest.ReadShard(ctx, store, f, nil, keyColumns[:], func(r *manifest.Rows) error {
+		err := manifest.ReadFile(ctx, store, f, nil, keyColumns[:], func(r *manifest.Rows) error {
 			for i, v := range r.Values {
 				at := r.First + int64(i)
 				row := Row{File: f, Index: at}
@@ -191,7 +191,7 @@ func materialize(ctx context.Context, store blob.Store, files []string, cols []f
 		if len(want) == 0 {
 			continue
 		}
-		err := manifest.ReadShard(ctx, store, f, nil, names, func(r *manifest.Rows) error {
+		err := manifest.ReadFile(ctx, store, f, nil, names, func(r *manifest.Rows) error {
 			for i, v := range r.Values {
 				if k, ok := want[r.First+int64(i)]; ok {
 					out[k] = v

@@ -268,7 +268,7 @@ func TestCutMatchesExp222(t *testing.T) {
 				t.Fatalf("%s %s: %d rows, want %d", set.jsonl, c.name, len(got), len(want))
 			}
 			var keys []string
-			manifest.ReadShard(context.Background(), localblob.Store{}, filepath.Join(out, RowsFile), nil, []string{"group_key"}, func(r *manifest.Rows) error {
+			manifest.ReadFile(context.Background(), localblob.Store{}, filepath.Join(out, RowsFile), nil, []string{"group_key"}, func(r *manifest.Rows) error {
 				for _, v := range r.Values {
 					keys = append(keys, v[0].(string))
 				}

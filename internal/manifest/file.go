@@ -47,14 +47,14 @@ func (f *File) Schema() Schema { return f.schema }
 // Close closes the underlying object.
 func (f *File) Close() error { return f.obj.Close() }
 
-// ReadShard is the package's ReadShard over the open file: the named
+// ReadShard is ReadFile over the open file: the named
 // columns of the given row groups (all when rowGroups is empty), one row
 // group at a time, fn called with each batch in file order. It reads only
 // the projected column chunks, never the footer again. Idempotent; a
 // missing column is a permanent error naming the file; an error from fn
 // stops the read and is returned.
 func (f *File) ReadShard(ctx context.Context, rowGroups []int, columns []string, fn func(*Rows) error) (err error) {
-	defer derrors.Wrap(&err, "manifest.ReadShard(%s)", f.uri)
+	defer derrors.Wrap(&err, "manifest.ReadFile(%s)", f.uri)
 	return f.readShard(ctx, rowGroups, columns, fn)
 }
 

@@ -60,7 +60,7 @@ func TestReadShardRowGroups(t *testing.T) {
 	}
 	var got []string
 	var first, total []int64
-	err = manifest.ReadShard(ctx, localblob.Store{}, p, []int{1, 2}, []string{"n", "entry_id"}, func(r *manifest.Rows) error {
+	err = manifest.ReadFile(ctx, localblob.Store{}, p, []int{1, 2}, []string{"n", "entry_id"}, func(r *manifest.Rows) error {
 		first, total = append(first, r.First), append(total, r.Total)
 		for _, v := range r.Values {
 			got = append(got, fmt.Sprint(v))
@@ -73,7 +73,7 @@ func TestReadShardRowGroups(t *testing.T) {
 	if want := "[[4 E4] [5 E5] [<nil> E6] [7 E7] [8 E8] [<nil> E9]]"; fmt.Sprint(got) != want || fmt.Sprint(first) != "[4 8]" || fmt.Sprint(total) != "[6 6]" {
 		t.Errorf("ReadShard = %v (first rows %v, totals %v), want %s (first rows [4 8], totals [6 6])", got, first, total, want)
 	}
-	err = manifest.ReadShard(ctx, localblob.Store{}, p, nil, []string{"entry_id", "nope"}, func(*manifest.Rows) error { return nil })
+	err = manifest.ReadFile(ctx, localblob.Store{}, p, nil, []string{"entry_id", "nope"}, func(*manifest.Rows) error { return nil })
 	if !errors.Is(err, manifest.ErrMissingColumn) {
 		t.Errorf("ReadShard of a missing column = %v", err)
 	}

@@ -30,14 +30,16 @@ type Rows struct {
 // Index returns the position of a column in Columns, or -1.
 func (r *Rows) Index(name string) int { return slices.Index(r.Columns, name) }
 
-// ReadShard reads the named columns of the given row groups of the manifest
-// at uri (all row groups when rowGroups is empty), one row group at a time,
-// calling fn with each batch in file order (Open, then File.ReadShard).
+// ReadFile reads the named columns of the given row groups of the parquet
+// file at uri (all row groups when rowGroups is empty), one row group at a
+// time, calling fn with each batch in file order: Open, then
+// File.ReadShard (the shard worker's read of its own row groups from the
+// file it has open).
 // Only the projected column chunks are read. Idempotent; a missing column or
 // unreadable file is a permanent error naming the file; an error from fn
 // stops the read and is returned.
-func ReadShard(ctx context.Context, store blob.Store, uri string, rowGroups []int, columns []string, fn func(*Rows) error) (err error) {
-	defer derrors.Wrap(&err, "manifest.ReadShard(%s)", uri)
+func ReadFile(ctx context.Context, store blob.Store, uri string, rowGroups []int, columns []string, fn func(*Rows) error) (err error) {
+	defer derrors.Wrap(&err, "manifest.ReadFile(%s)", uri)
 	f, err := Open(ctx, store, uri)
 	if err != nil {
 		return err

@@ -88,7 +88,7 @@ func TestUnsignedColumns(t *testing.T) {
 	var got []any
 	read := func(p string) error {
 		got = nil
-		return manifest.ReadShard(ctx, localblob.Store{}, p, nil, []string{"tax_id", "u8", "u16", "u32"}, func(r *manifest.Rows) error {
+		return manifest.ReadFile(ctx, localblob.Store{}, p, nil, []string{"tax_id", "u8", "u16", "u32"}, func(r *manifest.Rows) error {
 			for _, v := range r.Values {
 				got = append(got, v...)
 			}

@@ -162,7 +162,7 @@ func TestWritePDB(t *testing.T) {
 	var rank int64
 	seen := map[int64]bool{}
 	for _, sh := range st.Shards {
-		err := manifest.ReadShard(context.Background(), localblob.Store{}, filepath.Join(out, sh.Path), nil,
+		err := manifest.ReadFile(context.Background(), localblob.Store{}, filepath.Join(out, sh.Path), nil,
 			[]string{"entry_id", "est_residues", "processing_rank"}, func(r *manifest.Rows) error {
 				last := int64(-1)
 				for _, v := range r.Values {
@@ -187,7 +187,7 @@ func TestWritePDB(t *testing.T) {
 		t.Errorf("%d rows in %d shards, want %d", rank, len(st.Shards), len(sel.Tasks))
 	}
 	var row int
-	err := manifest.ReadShard(context.Background(), localblob.Store{}, filepath.Join(out, PDBFiltersFile), nil, []string{"pdb_id", "entry_filter"}, func(r *manifest.Rows) error {
+	err := manifest.ReadFile(context.Background(), localblob.Store{}, filepath.Join(out, PDBFiltersFile), nil, []string{"pdb_id", "entry_filter"}, func(r *manifest.Rows) error {
 		for _, v := range r.Values {
 			if v[0] != lines[row].Metadata.PDBID || v[1] != lines[row].EntryFilter {
 				t.Errorf("filters row %d: %v, want %s %s", row, v, lines[row].Metadata.PDBID, lines[row].EntryFilter)

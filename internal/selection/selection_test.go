@@ -87,7 +87,7 @@ func readOutput(t *testing.T, out string, st *Stats) []orow {
 		if !slices.Equal(names, st.Columns) {
 			t.Errorf("%s: columns %v, want %v", sh.Path, names, st.Columns)
 		}
-		err = manifest.ReadShard(ctx, localblob.Store{}, uri, nil, []string{"entry_id", "round", "split"}, func(r *manifest.Rows) error {
+		err = manifest.ReadFile(ctx, localblob.Store{}, uri, nil, []string{"entry_id", "round", "split"}, func(r *manifest.Rows) error {
 			for _, v := range r.Values {
 				e, ok1 := v[0].(string)
 				rd, ok2 := v[1].(int64)
@@ -300,7 +300,7 @@ func synthRows(t *testing.T, dir string, n int) ([]string, []mrow) {
 	var rows []mrow
 	cols := []string{"entry_id", "split", "struct_cluster_id", "global_plddt", "seq_len"}
 	for _, p := range paths {
-		err := manifest.ReadShard(context.Background(), localblob.Store{}, p, nil, cols, func(r *manifest.Rows) error {
+		err := manifest.ReadFile(context.Background(), localblob.Store{}, p, nil, cols, func(r *manifest.Rows) error {
 			for _, v := range r.Values {
 				c, _ := v[2].(string)
 				rows = append(rows, mrow{v[0].(string), v[1].(string), c, v[3].(float64), v[4].(int64)})

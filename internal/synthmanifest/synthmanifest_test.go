@@ -59,7 +59,7 @@ func TestGenerateShape(t *testing.T) {
 		if _, ok := s.Column("cif_content"); !ok {
 			t.Errorf("%s: no cif_content column", p)
 		}
-		err = manifest.ReadShard(context.Background(), localblob.Store{}, p, nil,
+		err = manifest.ReadFile(context.Background(), localblob.Store{}, p, nil,
 			[]string{"entry_id", "struct_cluster_id", "seq_len", "split"}, func(r *manifest.Rows) error {
 				for _, v := range r.Values {
 					rows++

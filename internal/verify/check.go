@@ -227,7 +227,7 @@ func (v *verifier) readFile(ctx context.Context, o *object, c *fileCheck, i int)
 func (v *verifier) ledgerIDs(ctx context.Context, o *object, c *fileCheck, i int) (_ []string, ok bool, _ error) {
 	uri := corpus.LedgerURI(o.uri)
 	var ids []string
-	err := manifest.ReadShard(ctx, v.store, uri, nil, []string{corpus.EntryID}, func(r *manifest.Rows) error {
+	err := manifest.ReadFile(ctx, v.store, uri, nil, []string{corpus.EntryID}, func(r *manifest.Rows) error {
 		for _, row := range r.Values {
 			ids = append(ids, idString(row[0]))
 		}
@@ -251,7 +251,7 @@ func (v *verifier) ledgerIDs(ctx context.Context, o *object, c *fileCheck, i int
 // multiplicity.
 func (v *verifier) manifestIDs(ctx context.Context, p part) (map[string]int, error) {
 	ids := map[string]int{}
-	err := manifest.ReadShard(ctx, v.mstore, p.uri, p.rgs, []string{manifest.EntryIDColumn}, func(r *manifest.Rows) error {
+	err := manifest.ReadFile(ctx, v.mstore, p.uri, p.rgs, []string{manifest.EntryIDColumn}, func(r *manifest.Rows) error {
 		for _, row := range r.Values {
 			ids[idString(row[0])]++
 		}

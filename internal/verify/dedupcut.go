@@ -244,7 +244,7 @@ func (c *cutVerifier) readRows(ctx context.Context) error {
 	name := c.st.RowsFile
 	var rows []cutRow
 	var bad []string
-	err := manifest.ReadShard(ctx, c.store, planner.JoinURI(c.opts.Out, name), nil,
+	err := manifest.ReadFile(ctx, c.store, planner.JoinURI(c.opts.Out, name), nil,
 		[]string{"rank", "entry_id", "subset", "input_file", "input_row", "group_key"}, func(r *manifest.Rows) error {
 			if rows == nil {
 				rows = make([]cutRow, r.Total)
@@ -386,7 +386,7 @@ func (c *cutVerifier) readInput(ctx context.Context, f string, want map[int64]in
 		c.add(f, -1, CheckInputRow, "%d output rows map to rows this input does not have (it has %d rows; rerun dedup on the run as it is now): %s",
 			len(gone), s.NumRows, named(gone))
 	}
-	err = manifest.ReadShard(ctx, c.store, f, nil, cols, func(r *manifest.Rows) error {
+	err = manifest.ReadFile(ctx, c.store, f, nil, cols, func(r *manifest.Rows) error {
 		for k, v := range r.Values {
 			sub := idString(v[2])
 			if slices.Contains(c.st.Subsets, sub) {

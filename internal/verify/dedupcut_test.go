@@ -113,7 +113,7 @@ func rewrite(t *testing.T, p string, edit func(cols []string, rows [][]any) [][]
 		names[i] = c.Name
 	}
 	var rows [][]any
-	if err := manifest.ReadShard(ctx, localblob.Store{}, p, nil, names, func(r *manifest.Rows) error {
+	if err := manifest.ReadFile(ctx, localblob.Store{}, p, nil, names, func(r *manifest.Rows) error {
 		rows = append(rows, r.Values...)
 		return nil
 	}); err != nil {

@@ -71,7 +71,7 @@ func TestRunIsTheScan(t *testing.T) {
 	names := append([]string{"entry_id"}, columnNames(pdbheader.Columns())...)
 	got, errs := 0, 0
 	for _, s := range shards {
-		err := manifest.ReadShard(ctx, localblob.Store{}, s, nil, names, func(r *manifest.Rows) error {
+		err := manifest.ReadFile(ctx, localblob.Store{}, s, nil, names, func(r *manifest.Rows) error {
 			for _, v := range r.Values {
 				id := v[0].(string)
 				if !reflect.DeepEqual(v[1:], want[id]) {

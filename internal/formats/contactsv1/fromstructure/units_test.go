@@ -51,7 +51,7 @@ func readAll(t *testing.T, glob string) []map[string]any {
 		for _, c := range s.Columns {
 			cols = append(cols, c.Name)
 		}
-		err = manifest.ReadShard(ctx, localblob.Store{}, f, nil, cols, func(r *manifest.Rows) error {
+		err = manifest.ReadFile(ctx, localblob.Store{}, f, nil, cols, func(r *manifest.Rows) error {
 			for _, v := range r.Values {
 				m := map[string]any{}
 				for i, c := range r.Columns {
