@@ -150,7 +150,7 @@ func (r *rowRun) readInput() (release func(), done bool) {
 	releaseCPU := func() { lim.release(lim.cpu) }
 	// The row's object bytes and structure come from the free list and go
 	// back once Generate has returned: no format keeps the structure or
-	// its slices (cadv2 and bio2token copy what they use; names are
+	// its slices (distancesv2 and bio2token copy what they use; names are
 	// immutable strings), and the parser keeps no byte of its input, so
 	// the next row may overwrite both.
 	m := lim.mems.get()

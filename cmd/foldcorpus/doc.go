@@ -18,7 +18,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/filelist"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/inprocess"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
@@ -55,7 +55,7 @@ func (o optFlag) Set(v string) error {
 func runDoc(ctx context.Context, args []string) error {
 	fset := flag.NewFlagSet("doc", flag.ContinueOnError)
 	readers := formatRegistry.NamesReading(format.FromStructure)
-	name := fset.String("format", cadv2.Name, "structure format: "+structureFormats()+" (their options: foldcorpus formats)")
+	name := fset.String("format", distancesv2.Name, "structure format: "+structureFormats()+" (their options: foldcorpus formats)")
 	plddtMin := fset.String("residue-plddt-min", "", "contact pool's residue pLDDT minimum (contacts-and-distances-v2; default 70)")
 	entryID := fset.String("entry-id", "", "the document's entry_id (its seed), as the manifest's entry_id column gives it to run;\n"+
 		"default: "+entryIDRule+". Needs exactly one FILE")
@@ -139,9 +139,9 @@ func runDoc(ctx context.Context, args []string) error {
 }
 
 // bytesGenerator is a format that hands its document over without a
-// string copy (cadv2.Format): doc is valid only until fn returns.
+// string copy (distancesv2.Format): doc is valid only until fn returns.
 type bytesGenerator interface {
-	GenerateBytes(s *structure.Structure, entryID string, fn func(res format.Result, doc cadv2.Doc)) error
+	GenerateBytes(s *structure.Structure, entryID string, fn func(res format.Result, doc distancesv2.Doc)) error
 }
 
 // docReader reads file after file into one reused structure and file
@@ -193,7 +193,7 @@ func (r *docReader) appendLine(dst []byte, file, entryID string) ([]byte, string
 		if name == "" { // PDB format: named after the file, as gemmi names it
 			name = mmcif.PDBName(file)
 		}
-		line.EntryID = cadv2.EntryID(name, file)
+		line.EntryID = distancesv2.EntryID(name, file)
 	}
 	// done fills line from one generation and appends it; doc is the
 	// document's bytes (only read before done returns).
@@ -211,7 +211,7 @@ func (r *docReader) appendLine(dst []byte, file, entryID string) ([]byte, string
 		dst = appendDocLine(dst, line)
 	}
 	if r.gb != nil {
-		err = r.gb.GenerateBytes(s, line.EntryID, func(res format.Result, d cadv2.Doc) { done(res, d.Document) })
+		err = r.gb.GenerateBytes(s, line.EntryID, func(res format.Result, d distancesv2.Doc) { done(res, d.Document) })
 	} else {
 		var res format.Result
 		if res, err = r.f.Generate(format.Input{EntryID: line.EntryID, Structure: s}); err == nil {

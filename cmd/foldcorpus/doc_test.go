@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/testcorpus"
 )
@@ -34,7 +34,7 @@ func TestDocFileMatchesGolden(t *testing.T) {
 		}
 		golden[m["file"].(string)] = m
 	}
-	f, err := formatRegistry.New(cadv2.Name, map[string]string{"residue_plddt_min": "70"})
+	f, err := formatRegistry.New(distancesv2.Name, map[string]string{"residue_plddt_min": "70"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestDocFileChangedWhileMapped(t *testing.T) {
 	if err := os.WriteFile(victim, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := formatRegistry.New(cadv2.Name, nil)
+	f, err := formatRegistry.New(distancesv2.Name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
@@ -75,7 +75,7 @@ func TestRunFiltersChainsComplete(t *testing.T) {
 			c = s.Counts
 		}
 	}
-	want := map[string]int64{cadv2.FilteredMultiChain: 3, cadv2.FilteredNoPolymer: 2}
+	want := map[string]int64{distancesv2.FilteredMultiChain: 3, distancesv2.FilteredNoPolymer: 2}
 	if c.RowsIn != 8 || c.DocsOut != 3 || c.Skipped != 0 || fmt.Sprint(c.Filtered) != fmt.Sprint(want) {
 		t.Errorf("counts %+v, want 8 in, 3 docs, filtered %v", c, want)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif/gemmitest"
@@ -117,7 +117,7 @@ func TestInspectPDB(t *testing.T) {
 // sha1), the entry id taken from the file name as gemmi takes it.
 func TestDocPDB(t *testing.T) {
 	paths, rs := pdbInputs(t)
-	f, err := formatRegistry.New(cadv2.Name, map[string]string{"residue_plddt_min": "70"})
+	f, err := formatRegistry.New(distancesv2.Name, map[string]string{"residue_plddt_min": "70"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestRunPDB(t *testing.T) {
 	var uriRows, textRows [][]any
 	want := map[string]string{}
 	for i, p := range paths {
-		id := cadv2.EntryID(rs[i].Name, p)
+		id := distancesv2.EntryID(rs[i].Name, p)
 		if _, dup := want[id]; dup {
 			continue
 		}

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
-	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/coordinatesv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/inprocess"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -70,8 +70,8 @@ type docsFormat struct {
 // docsFormats maps a format name to its bench entry; each format's entry
 // lives in its own file.
 func docsFormats() map[string]docsFormat {
-	return map[string]docsFormat{cadv2.Name: cadv2Docs, contactsv1.Name: contactsV1Docs,
-		ccoordv1.Name: ccoordDocs, cropsv1.Name: cropsDocs}
+	return map[string]docsFormat{distancesv2.Name: cadv2Docs, contactsv1.Name: contactsV1Docs,
+		coordinatesv1.Name: ccoordDocs, cropsv1.Name: cropsDocs}
 }
 
 // loadStructureInputs loads every *.cif / *.cif.gz file under dir; the read
@@ -91,12 +91,12 @@ func loadStructureInputs(dir string) ([]docsBenchInput, error) {
 			if err != nil {
 				return format.Input{}, fmt.Errorf("%s: %w", path, err)
 			}
-			return format.Input{EntryID: cadv2.EntryID(s.Name, path), Structure: s}, nil
+			return format.Input{EntryID: distancesv2.EntryID(s.Name, path), Structure: s}, nil
 		}, readInto: func(st *structure.Structure) (format.Input, error) {
 			if err := mmcif.ReadInto(st, data); err != nil {
 				return format.Input{}, fmt.Errorf("%s: %w", path, err)
 			}
-			return format.Input{EntryID: cadv2.EntryID(st.Name, path), Structure: st}, nil
+			return format.Input{EntryID: distancesv2.EntryID(st.Name, path), Structure: st}, nil
 		}})
 		return nil
 	})
@@ -178,7 +178,7 @@ type docsOptions struct {
 // parseDocsFlags reads the command line of `bench docs`.
 func parseDocsFlags(args []string) (docsOptions, error) {
 	fset := flag.NewFlagSet("bench docs", flag.ContinueOnError)
-	name := fset.String("format", cadv2.Name, "format to benchmark: one of "+strings.Join(docsSortedKeys(docsFormats()), ", "))
+	name := fset.String("format", distancesv2.Name, "format to benchmark: one of "+strings.Join(docsSortedKeys(docsFormats()), ", "))
 	reps := fset.Int("reps", 15, "repetitions of each stage over all inputs; medians are reported")
 	profile := fset.String("cpuprofile", "", "write a CPU profile of the measured stages to this file")
 	baselineReps := fset.Int("baseline-reps", 3, "passes of the side-by-side baseline, where the format has one (0: skip it)")

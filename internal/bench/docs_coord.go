@@ -19,9 +19,9 @@ import (
 	"strings"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
+	"github.com/foldcorpus/foldcorpus/internal/formats/coordinatesv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 )
@@ -33,7 +33,7 @@ import (
 var (
 	ccoordDocs = docsFormat{
 		load:               loadStructureInputs,
-		build:              coordBuild(ccoordv1.Name),
+		build:              coordBuild(coordinatesv1.Name),
 		perDocQuote:        true,
 		side:               marinfoldCoordBaseline("coords"),
 		sideNeedsMarinFold: true,
@@ -100,12 +100,12 @@ func coordBuild(name string) func(dir string, opts map[string]string) (format.Fo
 		an := coordfront.Replay(analyses)
 		opts = withRotlib(opts)
 		switch name {
-		case ccoordv1.Name:
-			cfg, _, err := ccoordv1.Configure(opts)
+		case coordinatesv1.Name:
+			cfg, _, err := coordinatesv1.Configure(opts)
 			if err != nil {
 				return nil, err
 			}
-			return ccoordv1.New(cfg, an)
+			return coordinatesv1.New(cfg, an)
 		default:
 			cfg, _, err := cropsv1.Configure(opts)
 			if err != nil {

@@ -14,7 +14,7 @@ import (
 	"strconv"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 )
 
 // cadv2Reference is a Python + gemmi re-implementation of the reference
@@ -58,8 +58,8 @@ func pythonCadv2Baseline(ctx context.Context, f format.Format, ins []docsBenchIn
 		return sideBySide{}, err
 	}
 	defer os.RemoveAll(dir)
-	pmin := cadv2.Defaults().ResiduePLDDTMin
-	if cf, ok := f.(*cadv2.Format); ok {
+	pmin := distancesv2.Defaults().ResiduePLDDTMin
+	if cf, ok := f.(*distancesv2.Format); ok {
 		pmin = cf.Options().ResiduePLDDTMin
 	}
 	args := []string{strconv.FormatFloat(pmin, 'g', -1, 64), strconv.Itoa(sa.reps)}

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/registry"
 	"github.com/foldcorpus/foldcorpus/internal/manifest"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -73,7 +73,7 @@ func Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := registry.Builtin().New(cadv2.Name, nil)
+	f, err := registry.Builtin().New(distancesv2.Name, nil)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/duckcheck"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
@@ -64,9 +64,9 @@ func readGolden(t *testing.T, dir string) []golden {
 func chainFilter(goldenError string) string {
 	switch {
 	case strings.Contains(goldenError, ": expected single polymer chain, found "):
-		return cadv2.FilteredMultiChain
+		return distancesv2.FilteredMultiChain
 	case strings.HasSuffix(goldenError, ": no polymer chain"):
-		return cadv2.FilteredNoPolymer
+		return distancesv2.FilteredNoPolymer
 	}
 	return ""
 }

@@ -23,12 +23,12 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
 )
 
 // CADv2 is the format whose documents get a statement mix.
-const CADv2 = cadv2.Name
+const CADv2 = distancesv2.Name
 
 // Options configure a report. The zero value reports the parquet files
 // alone, with the reference context length.

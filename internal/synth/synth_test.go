@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 )
 
 func TestMakeReadsAndGenerates(t *testing.T) {
-	f, err := cadv2.NewFromOptions(nil)
+	f, err := distancesv2.NewFromOptions(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

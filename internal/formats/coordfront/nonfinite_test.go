@@ -9,9 +9,9 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordgolden"
+	"github.com/foldcorpus/foldcorpus/internal/formats/coordinatesv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
@@ -40,7 +40,7 @@ func TestNonFinite(t *testing.T) {
 		return st
 	}
 	an := func(*structure.Structure, string) (*contactsv1.Analysis, error) { return line.Analysis, nil }
-	cc, err := ccoordv1.New(ccoordv1.DefaultConfig(), an)
+	cc, err := coordinatesv1.New(coordinatesv1.DefaultConfig(), an)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -216,7 +216,7 @@ func ClampRound(v, hi, scale float64) float64 {
 }
 
 // KernelWindow is what a C kernel that takes the stream's outputs itself
-// (draws.h, in ccoordv1 and cropsv1) starts from: the Rand's current window
+// (draws.h, in coordinatesv1 and cropsv1) starts from: the Rand's current window
 // (pyrandom.Rand.Window), cut to at most max outputs when max > 0 (tests
 // shorten it), and gauss()'s cached pair's draws, if one is cached.
 func (f *Front) KernelWindow(max int) (win []uint32, cached Draw, ok bool) {

@@ -16,7 +16,7 @@ func generated(g *Generator, st *structure.Structure, a *contactsv1.Analysis, id
 	return coordgolden.Generated{SHA1: d.SHA1(), Text: d.Text, NumTokens: d.NumTokens, Metadata: d.Metadata()}
 }
 
-// TestGolden: as ccoordv1's, for contacts-and-crops-v1.
+// TestGolden: as coordinatesv1's, for contacts-and-crops-v1.
 func TestGolden(t *testing.T) {
 	cfg := DefaultConfig()
 	g := new(Generator) // one for every line: reused memory must not leak state

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 )
 
 // TestRegisterSpec: a format registered with one Spec is listed, described,
@@ -14,9 +14,9 @@ import (
 // refused and changes nothing.
 func TestRegisterSpec(t *testing.T) {
 	r := Builtin()
-	spec := cadv2.Spec()
+	spec := distancesv2.Spec()
 	spec.Name = "registry-test-v0"
-	spec.Input = format.FromRecord // not cadv2's: Describe must read the Spec
+	spec.Input = format.FromRecord // not distancesv2's: Describe must read the Spec
 	spec.Options = func() []format.Option {
 		return []format.Option{{Key: "knob", Default: "7", Doc: "a test knob"}}
 	}

@@ -13,24 +13,24 @@ import (
 
 	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/bio2tokenv2"
-	"github.com/foldcorpus/foldcorpus/internal/formats/cadv2"
-	"github.com/foldcorpus/foldcorpus/internal/formats/ccoordv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1/fromstructure"
+	"github.com/foldcorpus/foldcorpus/internal/formats/coordinatesv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/cropsv1"
+	"github.com/foldcorpus/foldcorpus/internal/formats/distancesv2"
 	"github.com/foldcorpus/foldcorpus/internal/formats/pdbscan"
 )
 
 // Default is the format a run without --format (or a run spec without
 // "format") uses.
-const Default = cadv2.Name
+const Default = distancesv2.Name
 
 // builtin lists the formats every binary knows: one line per format.
 func builtin() []format.Spec {
 	return []format.Spec{
-		cadv2.Spec(),
+		distancesv2.Spec(),
 		fromstructure.Spec(), // contacts-v1: records, or structures with rotlib=
 		bio2tokenv2.Spec(),
-		ccoordv1.Spec(),
+		coordinatesv1.Spec(),
 		cropsv1.Spec(),
 		pdbscan.Spec(), // the PDB header scan as a run (exp222's entries table)
 	}

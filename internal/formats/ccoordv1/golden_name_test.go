@@ -1,3 +1,0 @@
-package ccoordv1
-
-const golden = "contacts-and-coordinates-v1.jsonl"

@@ -1,0 +1,3 @@
+package coordinatesv1
+
+const golden = "contacts-and-coordinates-v1.jsonl"
