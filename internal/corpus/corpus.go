@@ -136,20 +136,7 @@ const MaxSuspects = 100
 // Balanced reports whether every row is counted once: RowsIn = DocsOut +
 // sum(Filtered) + Skipped; for a Multi format RowsIn = Entries +
 // sum(Filtered) + Skipped and DocsOut = sum(UnitDocs).
-func (a Accounting) Balanced() bool {
-	sum := a.Skipped
-	for _, n := range a.Filtered {
-		sum += n
-	}
-	if !a.Multi {
-		return sum+a.DocsOut == a.RowsIn
-	}
-	var docs int64
-	for _, n := range a.UnitDocs {
-		docs += n
-	}
-	return sum+a.Entries == a.RowsIn && docs == a.DocsOut
-}
+func (a Accounting) Balanced() bool { return a.Counts().Balanced() }
 
 // Counts is the accounting's counts as the ledger records them.
 func (a Accounting) Counts() ledger.Counts {

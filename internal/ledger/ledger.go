@@ -59,7 +59,7 @@ func (c Counts) Balanced() bool {
 	for _, n := range c.Filtered {
 		sum += n
 	}
-	if c.Entries == 0 {
+	if c.Entries == 0 && c.UnitDocs == nil { // a format of one document per row
 		return c.RowsIn == c.DocsOut+sum
 	}
 	var docs int64
