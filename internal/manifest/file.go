@@ -15,7 +15,7 @@ import (
 // A File is used by one goroutine at a time.
 type File struct {
 	uri    string
-	obj    blob.Object
+	obj    *aheadObject
 	fr     *pqarrow.FileReader
 	schema Schema
 }
@@ -26,10 +26,11 @@ type File struct {
 // The caller closes the File.
 func Open(ctx context.Context, store blob.Store, uri string) (_ *File, err error) {
 	defer derrors.Wrap(&err, "manifest.Open(%s)", uri)
-	obj, err := store.Open(ctx, uri)
+	o, err := store.Open(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
+	obj := &aheadObject{Object: o}
 	fr, err := openReader(uri, obj)
 	if err == nil {
 		var s Schema
@@ -102,9 +103,24 @@ func (f *File) readShard(ctx context.Context, rowGroups []int, columns []string,
 		}
 		total += pf.MetaData().RowGroup(rg).NumRows()
 	}
-	for _, rg := range rowGroups {
+	// Chunks are fetched a batch ahead of their decoding (readahead.go);
+	// every batch fetched is dropped before the read returns.
+	batches := aheadPlan(pf, rowGroups, leaves)
+	dropped, fetched := 0, 0
+	defer func() {
+		for _, b := range batches[dropped:fetched] {
+			f.obj.drop(b.spans)
+		}
+	}()
+	for i, rg := range rowGroups {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		for ; dropped < fetched && batches[dropped].end <= i; dropped++ {
+			f.obj.drop(batches[dropped].spans)
+		}
+		for ; fetched < len(batches) && fetched <= dropped+1; fetched++ {
+			f.obj.fetch(batches[fetched].spans)
 		}
 		tbl, err := fr.ReadRowGroups(ctx, leaves, []int{rg})
 		if err != nil {
