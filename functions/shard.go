@@ -68,21 +68,9 @@ func (s *Server) ShardFn(ctx context.Context, e event.Event) error {
 		log.WarnContext(ctx, "shard failed transiently; will be redelivered", "error", err.Error())
 		return err
 	}
-	entry, badRows, badMore := shardfn.BadRowsOf(err)
-	if res.Shard.RunID != "" {
-		// Process held the claim and recorded the failure itself (every
-		// bad row, the counts so far): once is enough.
-		log.ErrorContext(ctx, "shard failed permanently; acknowledged", "entry_id", entry, "error", err.Error())
-		return nil
-	}
-	// A failure before Process's claim (an unknown format) is recorded
-	// here: Process recorded nothing.
-	ferr := s.deps.Ledger.Fail(ctx, ledger.Shard{RunID: msg.RunID, Index: msg.Shard, Status: ledger.Failed, EntryID: entry, Error: errorText(err),
-		BadRows: badRows, BadRowsMore: badMore})
-	if ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) && !errors.Is(ferr, derrors.ErrNotFound) {
-		log.ErrorContext(ctx, "shard failed permanently and recording it failed; will be redelivered", "entry_id", entry, "error", err.Error(), "ledger_error", ferr.Error())
-		return ferr
-	}
+	// Process recorded the failure (ledger.Record), with or without a
+	// claim: once is enough.
+	entry, _, _ := shardfn.BadRowsOf(err)
 	log.ErrorContext(ctx, "shard failed permanently; acknowledged", "entry_id", entry, "error", err.Error())
 	return nil
 }
@@ -180,7 +168,7 @@ func (s *Server) failFromAttributes(ctx context.Context, log *slog.Logger, attrs
 	if _, err := s.deps.Ledger.GetRun(ctx, run); err != nil {
 		return
 	}
-	if err := s.deps.Ledger.Fail(ctx, ledger.Shard{RunID: run, Index: shard, Status: ledger.Failed, Error: "invalid message: " + errorText(cause)}); err != nil {
+	if err := ledger.Record(ctx, s.deps.Ledger, ledger.Shard{RunID: run, Index: shard}, derrors.Permanent(fmt.Errorf("invalid message: %w", cause))); errors.Is(err, derrors.ErrTransient) {
 		log.WarnContext(ctx, "could not record the invalid message in the ledger", "error", err.Error())
 	}
 }
@@ -220,31 +208,33 @@ func (s *Server) DeadLetter(ctx context.Context, e event.Event) error {
 	if sub := m.Attributes[AttrDeadLetterSub]; sub != "" {
 		cause += " on " + sub
 	}
-	rec := ledger.Shard{RunID: msg.RunID, Index: msg.Shard, Status: ledger.DeadLettered, Error: cause}
-	if shards, err := s.deps.Ledger.Shards(ctx, msg.RunID); err == nil && msg.Shard < len(shards) {
+	rec := ledger.Shard{RunID: msg.RunID, Index: msg.Shard, Status: ledger.DeadLettered}
+	text := cause
+	switch shards, err := s.deps.Ledger.Shards(ctx, msg.RunID); {
+	case err == nil && msg.Shard < len(shards) && shards[msg.Shard].Status == ledger.Done:
+		log.InfoContext(ctx, "dead-lettered message for a done shard; nothing to do")
+		return nil
+	case err == nil && msg.Shard < len(shards):
 		// A shard that failed permanently has its cause in Error; one that
 		// failed transiently on every attempt was released back to pending
 		// with the cause in LastError.
 		switch last := shards[msg.Shard]; {
 		case last.Error != "":
-			rec.Error = cause + "; last error: " + last.Error
+			text = cause + "; last error: " + last.Error
 			rec.EntryID = last.EntryID
 			rec.BadRows, rec.BadRowsMore = last.BadRows, last.BadRowsMore
 		case last.LastError != "":
-			rec.Error = cause + "; last error: " + last.LastError
+			text = cause + "; last error: " + last.LastError
 		}
-	}
-	switch err := s.deps.Ledger.Fail(ctx, rec); {
-	case err == nil:
-		log.ErrorContext(ctx, "shard dead-lettered", "error", rec.Error, "entry_id", rec.EntryID)
-	case errors.Is(err, derrors.ErrAlreadyDone):
-		log.InfoContext(ctx, "dead-lettered message for a done shard; nothing to do")
-	case errors.Is(err, derrors.ErrNotFound):
+	case err == nil || errors.Is(err, derrors.ErrNotFound):
 		log.ErrorContext(ctx, "dead-lettered message for an unknown run or shard; acknowledged")
-	default:
+		return nil
+	}
+	if err := ledger.Record(ctx, s.deps.Ledger, rec, derrors.Permanent(errors.New(text))); errors.Is(err, derrors.ErrTransient) {
 		log.ErrorContext(ctx, "recording the dead letter failed; will be redelivered", "error", err.Error())
 		return err
 	}
+	log.ErrorContext(ctx, "shard dead-lettered", "error", text, "entry_id", rec.EntryID)
 	return nil
 }
 

@@ -238,15 +238,10 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 	if err := validate(msg); err != nil {
 		return res, derrors.Permanent(err)
 	}
-	if deps.NewFormat == nil {
-		return res, derrors.Permanent(errors.New("no format constructor (Deps.NewFormat: the composition root's registry.Registry.Constructor)"))
-	}
-	f, err := deps.NewFormat(msg.Format, msg.Options)
+	f, err := newFormat(deps, msg)
 	if err != nil {
-		return res, derrors.Permanent(err)
-	}
-	if f.Kind() == format.FromStructure && !format.ReadsRaw(f) && deps.Parse == nil {
-		return res, derrors.Permanent(errors.New("no mmCIF parser configured (Deps.Parse)"))
+		// recorded without a claim: every delivery would fail the same way
+		return res, settle(ctx, deps, ledger.Shard{RunID: msg.RunID, Index: msg.Shard}, corpus.Accounting{}, err)
 	}
 	lease := deps.Lease
 	if lease == 0 {
@@ -293,40 +288,40 @@ func Process(ctx context.Context, deps Deps, msg queue.ShardMessage) (res Result
 		// that expired answers INVALID_ARGUMENT): a permanent error would
 		// acknowledge the message and leave the shard pending, or running,
 		// with no message left to finish it.
-		shard.Error = derrors.Describe(err)
-		if rerr := deps.Ledger.Release(ctx, shard); rerr != nil {
-			return res, derrors.Transient(errors.Join(err, rerr))
-		}
-		return res, derrors.Transient(err)
+		return res, ledger.Record(ctx, deps.Ledger, shard, derrors.Transient(err))
 	}
 	res.Shard = shard
 	return res, nil
 }
 
-// settle records a shard's failure err in the ledger and returns the error
-// Process returns. Interrupted (ctx done): nothing is recorded, the claim
-// expires and a redelivery or rerun redoes the shard. Transient: the shard
-// goes back to pending (never shown as failed), the cause kept as its last
-// error, for the redelivery to retry. Anything else fails the shard with the
-// first failing row's entry id, every bad row (BadRowsError) and its counts
-// so far, permanently.
+// settle records a shard's failure err (ledger.Record) and returns the
+// error Process returns. Interrupted (ctx done): nothing is recorded, the
+// claim expires and a redelivery or rerun redoes the shard. Transient: the
+// shard goes back to pending, for the redelivery to retry. Anything else
+// fails the shard with the first failing row's entry id, every bad row
+// (BadRowsError) and its counts so far, permanently.
 func settle(ctx context.Context, deps Deps, shard ledger.Shard, acc corpus.Accounting, err error) error {
 	if ctx.Err() != nil {
 		return derrors.Transient(err)
 	}
-	shard.Error = derrors.Describe(err) // for people: what failed, without the Go call chain
-	if errors.Is(err, derrors.ErrTransient) {
-		if rerr := deps.Ledger.Release(ctx, shard); rerr != nil {
-			return errors.Join(err, rerr)
-		}
-		return err
-	}
 	shard.EntryID, shard.BadRows, shard.BadRowsMore = BadRowsOf(err)
 	shard.Counts = counts(acc)
-	if ferr := deps.Ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
-		return errors.Join(err, ferr)
+	return ledger.Record(ctx, deps.Ledger, shard, err)
+}
+
+// newFormat makes the message's format, and checks that deps can run it.
+func newFormat(deps Deps, msg queue.ShardMessage) (format.Format, error) {
+	if deps.NewFormat == nil {
+		return nil, derrors.Permanent(errors.New("no format constructor (Deps.NewFormat: the composition root's registry.Registry.Constructor)"))
 	}
-	return derrors.Permanent(err)
+	f, err := deps.NewFormat(msg.Format, msg.Options)
+	if err != nil {
+		return nil, derrors.Permanent(err)
+	}
+	if f.Kind() == format.FromStructure && !format.ReadsRaw(f) && deps.Parse == nil {
+		return nil, derrors.Permanent(errors.New("no mmCIF parser configured (Deps.Parse)"))
+	}
+	return f, nil
 }
 
 func counts(a corpus.Accounting) ledger.Counts {

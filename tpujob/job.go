@@ -147,16 +147,11 @@ func (j *Job) Handle(ctx context.Context, req Request) (err error) {
 		_, err = createOrVerify(ctx, j.store, req.Output, data)
 	}
 	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, derrors.ErrTransient) {
-			// Interrupted (shutdown) or transient: the shard goes back to
-			// pending (never shown as failed).
+		if ctx.Err() != nil {
+			// Interrupted (shutdown): the shard goes back to pending.
 			return j.release(ctx, shard, err)
 		}
-		shard.Error = err.Error()
-		if ferr := j.ledger.Fail(ctx, shard); ferr != nil && !errors.Is(ferr, derrors.ErrAlreadyDone) {
-			return errors.Join(err, ferr)
-		}
-		return derrors.Permanent(err)
+		return ledger.Record(ctx, j.ledger, shard, err)
 	}
 	sum := sha256.Sum256(data)
 	shard.Counts = acc.Counts()
@@ -176,13 +171,9 @@ func (j *Job) Handle(ctx context.Context, req Request) (err error) {
 // transient failure (or interruption) err, with err as its last error, even
 // when ctx has ended; it returns err as transient.
 func (j *Job) release(ctx context.Context, shard ledger.Shard, err error) error {
-	shard.Error = err.Error()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if rerr := j.ledger.Release(rctx, shard); rerr != nil {
-		return errors.Join(derrors.Transient(err), rerr)
-	}
-	return derrors.Transient(err)
+	return ledger.Record(rctx, j.ledger, shard, derrors.Transient(err))
 }
 
 // enter waits until no other Handle call of this job has the shard, then
