@@ -1,11 +1,8 @@
 package coordinatesv1
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
@@ -417,28 +414,3 @@ var coordScale, maxCoord = func() ([5]float64, [5]float64) {
 	}
 	return scale, top
 }()
-
-// Metadata is the reference's metadata_row without the document, the
-// token count and the sha1: the golden files' metadata object.
-func (d *Document) Metadata() map[string]any {
-	m := map[string]any{
-		"seq_len": d.SeqLen, "global_plddt": coordfront.FloatOrNil(d.GlobalPLDDT), "start_index": d.StartIndex,
-		"n_term_index": d.NTermIndex, "c_term_index": d.CTermIndex, "min_seq_separation": d.MinSeqSeparation,
-		"num_contacts_eligible": d.NumContactsEligible, "contacts_emitted": d.ContactsEmitted,
-		"num_eligible_atoms": d.NumEligibleAtoms, "num_events": d.NumEvents,
-		"num_distinct_atoms_mentioned": d.NumDistinctAtomsMentioned, "max_depth": d.MaxDepth,
-		"quat_w": d.Quat[0], "quat_x": d.Quat[1], "quat_y": d.Quat[2], "quat_z": d.Quat[3],
-		"trans_x": d.Trans[0], "trans_y": d.Trans[1], "trans_z": d.Trans[2], "truncated": d.Truncated,
-	}
-	for k, n := range d.DepthCounts {
-		m["depth"+strconv.Itoa(k+1)+"_count"] = n
-	}
-	return m
-}
-
-// SHA1 is the hex SHA-1 of the document's text (the corpus's sha1 column,
-// which the shard's sink computes from the same bytes).
-func (d *Document) SHA1() string {
-	sum := sha1.Sum([]byte(d.Text))
-	return hex.EncodeToString(sum[:])
-}

@@ -12,30 +12,27 @@
 package cropsv1
 
 import (
-	"context"
-	"fmt"
-	"sync"
-
 	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
+	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
 
 // Name is the format's registry name.
 const Name = "contacts-and-crops-v1"
 
-// Format is the contacts-and-crops-v1 format.Format. It holds its
-// configuration and its analyzer, and is safe for concurrent use when the
-// analyzer is.
-type Format struct {
-	cfg Config
-	// Analyze computes each structure's analysis (ConFind's degrees).
-	Analyze coordfront.Analyzer
-	// Rotlib is the rotamer library folder the options named.
-	Rotlib string
-	gens   sync.Pool // *Generator
-}
+// Format is the contacts-and-crops-v1 format: coordfront.Format, the
+// wrapper both coordinate formats share.
+type Format = coordfront.Format[Config]
 
-var _ format.Format = (*Format)(nil)
+// kind is the format's part of coordfront.Format. Its MixClasses name
+// Result.Mix's counts (format.Mixer): the sequence section's tokens, the
+// contact statements, the Pass-1 mentions, the coordinate section's tokens,
+// the crops and the atoms in them.
+var kind = &coordfront.Kind[Config]{Name: Name, Default: DefaultConfig, Validate: Config.Validate, Knobs: knobs,
+	Columns: columns, MixClasses: []string{format.MixSequence, format.MixContact, format.MixCoordinate, format.MixCoordinateTokens,
+		format.MixCrop, format.MixCropAtom},
+	NewGenerator: func() coordfront.Generator[Config] { return new(Generator) }}
 
 // knobs are the format's options, applied to cfg and rotlib.
 func knobs(cfg *Config, rotlib *string) []coordfront.Knob {
@@ -50,43 +47,25 @@ func knobs(cfg *Config, rotlib *string) []coordfront.Knob {
 }
 
 // OptionList lists every option with its default, sorted by key.
-func OptionList() []format.Option {
-	cfg, rot := DefaultConfig(), ""
-	return coordfront.Options(knobs(&cfg, &rot))
-}
+func OptionList() []format.Option { return kind.OptionList() }
 
 // Configure parses run options into a configuration and the rotamer
 // library folder (required). Errors wrap derrors.ErrPermanent.
-func Configure(opts map[string]string) (Config, string, error) {
-	cfg, rot := DefaultConfig(), ""
-	if err := coordfront.Configure(Name, knobs(&cfg, &rot), opts, cfg.Validate); err != nil {
-		return cfg, "", err
-	}
-	return cfg, rot, nil
-}
+func Configure(opts map[string]string) (Config, string, error) { return kind.Configure(opts) }
 
-// New returns the format with cfg and an analyzer. Byte identity needs the
-// C library's log, sin and cos (pyrandom.ExactLibm): without cgo New fails.
-func New(cfg Config, analyze coordfront.Analyzer) (*Format, error) {
-	if err := coordfront.CheckNew(Name, cfg.Validate()); err != nil {
-		return nil, err
-	}
-	return &Format{cfg: cfg, Analyze: analyze}, nil
-}
+// New returns the format with cfg and an analyzer; without cgo it fails
+// (coordfront.CheckNew).
+func New(cfg Config, analyze coordfront.Analyzer) (*Format, error) { return kind.New(cfg, analyze) }
 
-// Config returns the format's configuration.
-func (f *Format) Config() Config { return f.cfg }
+// Spec registers contacts-and-crops-v1 (format.Spec).
+func Spec() format.Spec { return kind.Spec() }
 
-func (f *Format) Name() string                   { return Name }
-func (f *Format) Kind() format.InputKind         { return format.FromStructure }
-func (f *Format) RecordColumns() []format.Column { return nil }
-
-// Columns are the reference's metadata_row after its document, less its
+// columns are the reference's metadata_row after its document, less its
 // sha1: the corpus's own sha1 column holds that, hashed by the shard's
 // sink from the document's bytes as for every format that does not list
 // it (the reference's generate_document does not hash either: its sha1 is
 // a property, computed when the row is written).
-func (f *Format) Columns() []format.Column {
+func columns(cfg Config) []format.Column {
 	i := func(n string) format.Column { return format.Column{Name: n, Type: format.Int64} }
 	fl := func(n string) format.Column { return format.Column{Name: n, Type: format.Float64} }
 	return []format.Column{{Name: "entry_id", Type: format.String}, i("seq_len"),
@@ -98,42 +77,23 @@ func (f *Format) Columns() []format.Column {
 		{Name: "truncated", Type: format.Bool}, i("num_tokens")}
 }
 
-// MixClasses names Result.Mix's counts (format.Mixer): the sequence
-// section's tokens, the contact statements, the Pass-1 mentions, the
-// coordinate section's tokens, the crops and the atoms in them.
-func (f *Format) MixClasses() []string {
-	return []string{format.MixSequence, format.MixContact, format.MixCoordinate, format.MixCoordinateTokens,
-		format.MixCrop, format.MixCropAtom}
-}
-
-// Generate writes in's document. The seed is in.EntryID, or, when empty,
-// the entry id of the structure's block name. An analysis failure is an
-// error (permanent unless the analyzer says transient); the reference's
-// skips and its caught analysis errors are filter outcomes.
-func (f *Format) Generate(in format.Input) (format.Result, error) {
-	a, id, filtered, err := coordfront.AnalyzeInput(f.Analyze, Name, in)
-	if err != nil || filtered != "" {
-		return format.Result{Filtered: filtered}, err
-	}
-	g, _ := f.gens.Get().(*Generator)
-	if g == nil {
-		g = new(Generator)
-	}
-	defer f.gens.Put(g)
-	d, filtered := g.Generate(in.Structure, a, id, f.cfg)
-	if filtered == coordfront.ReasonNonFinite {
-		return format.Result{}, coordfront.NonFinite(Name, id, g.front.Bad())
-	}
+// Write is the document of st as the row the format writes, or the reason
+// it is filtered (coordfront.Generator).
+func (g *Generator) Write(st *structure.Structure, a *contactsv1.Analysis, entryID string, cfg Config) (format.Result, string) {
+	d, filtered := g.Generate(st, a, entryID, cfg)
 	if d == nil {
-		return format.Result{Filtered: filtered}, nil
+		return format.Result{}, filtered
 	}
 	return format.Result{Document: d.Text, Values: d.Values(),
 		Mix: []int64{int64(2*d.SeqLen + coordfront.TerminusTokens), int64(d.ContactsEmitted), int64(d.NumPass1Mentions),
 			int64(pass1Mention*d.NumPass1Mentions + cropHeader*d.NumCrops + cropAtom*d.CropAtomsEmitted),
-			int64(d.NumCrops), int64(d.CropAtomsEmitted)}}, nil
+			int64(d.NumCrops), int64(d.CropAtomsEmitted)}}, ""
 }
 
-// Values is the metadata row aligned with Format.Columns.
+// Bad is the atom a ReasonNonFinite filter names.
+func (g *Generator) Bad() *coordfront.BadAtom { return g.front.Bad() }
+
+// Values is the metadata row aligned with the columns.
 func (d *Document) Values() []any {
 	return []any{d.EntryID, int64(d.SeqLen), coordfront.FloatOrNil(d.GlobalPLDDT), int64(d.StartIndex), int64(d.NTermIndex),
 		int64(d.CTermIndex), int64(d.MinSeqSeparation), int64(d.NumContactsEligible), int64(d.ContactsEmitted),
@@ -141,32 +101,4 @@ func (d *Document) Values() []any {
 		int64(d.NumDistinctCropBoxes), int64(d.CropAtomsEmitted), int64(d.MaxBoxVisits),
 		d.Quat[0], d.Quat[1], d.Quat[2], d.Quat[3], d.Trans[0], d.Trans[1], d.Trans[2],
 		d.Truncated, int64(d.NumTokens)}
-}
-
-// NewFromOptions builds the format from run options (the registry's
-// constructor): rotlib (required) names ConFind's rotamer library, a
-// folder or a URI (gs://BUCKET/PREFIX) read through env.Store, loaded once
-// per process and shared; every other option takes the
-// reference's default when absent (OptionList).
-func NewFromOptions(ctx context.Context, env format.Env, opts map[string]string) (format.Format, error) {
-	cfg, rotlib, err := Configure(opts)
-	if err != nil {
-		return nil, err
-	}
-	an, err := coordfront.ConFind(ctx, env.Store, rotlib)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
-	}
-	f, err := New(cfg, an)
-	if err != nil {
-		return nil, err
-	}
-	f.Rotlib = rotlib
-	return f, nil
-}
-
-// Spec registers contacts-and-crops-v1 (format.Spec): the registry's one
-// line for this format.
-func Spec() format.Spec {
-	return format.Spec{Name: Name, Input: format.FromStructure, Options: OptionList, New: NewFromOptions}
 }

@@ -1,8 +1,6 @@
 package cropsv1
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
 	"math"
 
@@ -163,33 +161,6 @@ func boxTokens(w *coordfront.Writer, b [3]int) {
 	w.Put(coordfront.XYZ16(100*(b[0]%10) + 10*(b[1]%10) + b[2]%10))
 }
 
-// Metadata is the reference's metadata_row without the document, the
-// token count and the sha1: the golden files' metadata object.
-func (d *Document) Metadata() map[string]any {
-	var plddt any
-	if d.GlobalPLDDT != nil && !math.IsNaN(*d.GlobalPLDDT) {
-		plddt = *d.GlobalPLDDT
-	}
-	return map[string]any{
-		"seq_len": d.SeqLen, "global_plddt": plddt, "start_index": d.StartIndex,
-		"n_term_index": d.NTermIndex, "c_term_index": d.CTermIndex, "min_seq_separation": d.MinSeqSeparation,
-		"num_contacts_eligible": d.NumContactsEligible, "contacts_emitted": d.ContactsEmitted,
-		"num_eligible_atoms": d.NumEligibleAtoms, "num_pass1_mentions": d.NumPass1Mentions,
-		"num_crops": d.NumCrops, "num_empty_crops": d.NumEmptyCrops,
-		"num_distinct_crop_boxes": d.NumDistinctCropBoxes, "crop_atoms_emitted": d.CropAtomsEmitted,
-		"max_box_visits": d.MaxBoxVisits,
-		"quat_w":         d.Quat[0], "quat_x": d.Quat[1], "quat_y": d.Quat[2], "quat_z": d.Quat[3],
-		"trans_x": d.Trans[0], "trans_y": d.Trans[1], "trans_z": d.Trans[2], "truncated": d.Truncated,
-	}
-}
-
 // useKernel selects the C kernel where it is built in (kernelOK); tests
 // turn it off to run the Go loop it is checked against.
 var useKernel = true
-
-// SHA1 is the hex SHA-1 of the document's text (the corpus's sha1 column,
-// which the shard's sink computes from the same bytes).
-func (d *Document) SHA1() string {
-	sum := sha1.Sum([]byte(d.Text))
-	return hex.EncodeToString(sum[:])
-}

@@ -3,24 +3,11 @@ package cropsv1
 import (
 	"testing"
 
-	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront/coordgolden"
-	"github.com/foldcorpus/foldcorpus/internal/structure"
 )
-
-func generated(g *Generator, st *structure.Structure, a *contactsv1.Analysis, id string, cfg Config) coordgolden.Generated {
-	d, filtered := g.Generate(st, a, id, cfg)
-	if d == nil {
-		return coordgolden.Generated{Filtered: filtered}
-	}
-	return coordgolden.Generated{SHA1: d.SHA1(), Text: d.Text, NumTokens: d.NumTokens, Metadata: d.Metadata()}
-}
 
 // TestGolden: as coordinatesv1's, for contacts-and-crops-v1.
 func TestGolden(t *testing.T) {
 	cfg := DefaultConfig()
-	g := new(Generator) // one for every line: reused memory must not leak state
-	coordgolden.Check(t, golden, func(st *structure.Structure, a *contactsv1.Analysis, id string) coordgolden.Generated {
-		return generated(g, st, a, id, cfg)
-	})
+	coordgolden.Check(t, golden, coordgolden.FromGenerator[Config](new(Generator), columns(cfg), cfg))
 }

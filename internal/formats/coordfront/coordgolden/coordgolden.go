@@ -7,6 +7,8 @@ package coordgolden
 
 import (
 	"bufio"
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foldcorpus/foldcorpus/internal/format"
 	"github.com/foldcorpus/foldcorpus/internal/formats/contactsv1"
 	"github.com/foldcorpus/foldcorpus/internal/formats/coordfront"
 	"github.com/foldcorpus/foldcorpus/internal/mmcif"
@@ -225,6 +228,25 @@ type Generated struct {
 	Text      string
 	NumTokens int
 	Metadata  map[string]any
+}
+
+// FromGenerator is Check's gen for a coordinate format's generator g (one
+// for every line: reused memory must not leak state): each document as the
+// format writes it, its metadata the row's columns by name.
+func FromGenerator[C any](g coordfront.Generator[C], columns []format.Column, cfg C) func(*structure.Structure, *contactsv1.Analysis, string) Generated {
+	return func(st *structure.Structure, a *contactsv1.Analysis, id string) Generated {
+		res, filtered := g.Write(st, a, id, cfg)
+		if filtered != "" {
+			return Generated{Filtered: filtered}
+		}
+		m := map[string]any{}
+		for i, c := range columns {
+			m[c.Name] = res.Values[i]
+		}
+		tokens, _ := m["num_tokens"].(int64)
+		sum := sha1.Sum([]byte(res.Document))
+		return Generated{SHA1: hex.EncodeToString(sum[:]), Text: res.Document, NumTokens: int(tokens), Metadata: m}
+	}
 }
 
 // Check runs gen on every line of the golden file name whose outcome the
