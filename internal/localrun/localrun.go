@@ -23,6 +23,7 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 	"github.com/foldcorpus/foldcorpus/internal/localledger"
 	"github.com/foldcorpus/foldcorpus/internal/localqueue"
+	"github.com/foldcorpus/foldcorpus/internal/queue"
 	"github.com/foldcorpus/foldcorpus/internal/structure"
 	"github.com/foldcorpus/foldcorpus/planner"
 	"github.com/foldcorpus/foldcorpus/shardfn"
@@ -132,18 +133,9 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	if cfg.Spec, err = Normalize(cfg.Formats, cfg.Spec); err != nil {
 		return nil, err
 	}
-	out := cfg.Spec.Output
-	ledgerPath := cfg.LedgerPath
-	local := blob.IsLocal(out)
-	if local {
-		if out, err = localblob.Path(out); err != nil {
-			return nil, err
-		}
-		if ledgerPath == "" {
-			ledgerPath = filepath.Join(out, localledger.FileName)
-		}
-	} else if ledgerPath == "" {
-		return nil, derrors.Permanent(fmt.Errorf("output %s is not a local folder: a local ledger file is needed (LedgerPath)", out))
+	out, ledgerPath, local, err := outputPaths(cfg)
+	if err != nil {
+		return nil, err
 	}
 	tr := cfg.Tracker
 	if tr == nil {
@@ -219,17 +211,49 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 	}
 	deps := shardfn.Deps{Store: store, Ledger: tled, Parse: cfg.Parse, NewFormat: cfg.NewFormat,
 		FetchConcurrency: cfg.FetchConcurrency, OnRow: cfg.OnRow}
+	processAll(ctx, cfg, q, deps, sum)
+	sum.Wall = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		// An interrupted shard left alone stays running until its lease
+		// ends; released, a rerun resumes it at once.
+		if _, rerr := tr.ReleaseClaims(context.WithoutCancel(ctx)); rerr != nil {
+			return sum, errors.Join(err, rerr)
+		}
+		return sum, err
+	}
+	if len(sum.Failed) > 0 {
+		f := sum.Failed[0]
+		return sum, fmt.Errorf("%w: %s (first: shard %d %s: %s)", ErrIncomplete,
+			sum.notDone(p.Run.Shards), f.Shard, f.Word(), derrors.Describe(f.Err))
+	}
+	return sum, nil
+}
+
+// outputPaths resolves the output folder (a local path when local) and the
+// ledger file: OUT/ledger file for a local folder unless cfg.LedgerPath
+// says otherwise; a remote output needs cfg.LedgerPath.
+func outputPaths(cfg Config) (out, ledgerPath string, local bool, err error) {
+	out, ledgerPath, local = cfg.Spec.Output, cfg.LedgerPath, blob.IsLocal(cfg.Spec.Output)
+	if local {
+		if out, err = localblob.Path(out); err != nil {
+			return "", "", false, err
+		}
+		if ledgerPath == "" {
+			ledgerPath = filepath.Join(out, localledger.FileName)
+		}
+	} else if ledgerPath == "" {
+		return "", "", false, derrors.Permanent(fmt.Errorf("output %s is not a local folder: a local ledger file is needed (LedgerPath)", out))
+	}
+	return out, ledgerPath, local, nil
+}
+
+// processAll runs every queued shard on cfg.Workers workers (GOMAXPROCS
+// when 0), adding each outcome to sum, until the queue is drained or ctx
+// ends.
+func processAll(ctx context.Context, cfg Config, q *localqueue.Queue, deps shardfn.Deps, sum *Summary) {
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
-	}
-	retries := cfg.Retries
-	if retries == 0 {
-		retries = 2
-	}
-	retryWait := cfg.RetryWait
-	if retryWait <= 0 {
-		retryWait = time.Second
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -242,23 +266,7 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 				if !ok {
 					return
 				}
-				var res shardfn.Result
-				var err error
-				attempts := 0
-				for wait := retryWait; ; wait *= 2 {
-					res, err = shardfn.Process(withShard(ctx, msg.Shard), deps, msg)
-					attempts++
-					if err == nil || !errors.Is(err, derrors.ErrTransient) || attempts > max(retries, 0) || ctx.Err() != nil {
-						break
-					}
-					if cfg.OnRetry != nil {
-						cfg.OnRetry(msg.Shard, attempts, max(retries, 0)+1, wait, err)
-					}
-					select {
-					case <-time.After(wait):
-					case <-ctx.Done():
-					}
-				}
+				res, attempts, err := processShard(ctx, cfg, deps, msg)
 				if cfg.OnShard != nil {
 					cfg.OnShard(res, err)
 				}
@@ -278,21 +286,34 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 		}()
 	}
 	wg.Wait()
-	sum.Wall = time.Since(start)
-	if err := ctx.Err(); err != nil {
-		// An interrupted shard left alone stays running until its lease
-		// ends; released, a rerun resumes it at once.
-		if _, rerr := tr.ReleaseClaims(context.WithoutCancel(ctx)); rerr != nil {
-			return sum, errors.Join(err, rerr)
+}
+
+// processShard runs one shard, retrying a transient failure cfg.Retries
+// times (2 when 0; none when negative), waiting cfg.RetryWait (1 s when
+// 0), doubling, between attempts.
+func processShard(ctx context.Context, cfg Config, deps shardfn.Deps, msg queue.ShardMessage) (res shardfn.Result, attempts int, err error) {
+	retries := cfg.Retries
+	if retries == 0 {
+		retries = 2
+	}
+	retryWait := cfg.RetryWait
+	if retryWait <= 0 {
+		retryWait = time.Second
+	}
+	for wait := retryWait; ; wait *= 2 {
+		res, err = shardfn.Process(withShard(ctx, msg.Shard), deps, msg)
+		attempts++
+		if err == nil || !errors.Is(err, derrors.ErrTransient) || attempts > max(retries, 0) || ctx.Err() != nil {
+			return res, attempts, err
 		}
-		return sum, err
+		if cfg.OnRetry != nil {
+			cfg.OnRetry(msg.Shard, attempts, max(retries, 0)+1, wait, err)
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
 	}
-	if len(sum.Failed) > 0 {
-		f := sum.Failed[0]
-		return sum, fmt.Errorf("%w: %s (first: shard %d %s: %s)", ErrIncomplete,
-			sum.notDone(p.Run.Shards), f.Shard, f.Word(), derrors.Describe(f.Err))
-	}
-	return sum, nil
 }
 
 // notDone says how many of total shards failed and are missing.

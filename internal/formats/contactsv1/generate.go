@@ -111,20 +111,7 @@ func generate(a *Analysis, cfg Config) (*Document, string) {
 		think = sampleThink(r)
 	}
 	nTerm, start := layout(r, segs, n)
-
-	// Position index and chain of every residue.
-	pos := make([]int32, n)
-	chainOf := make([]int32, n)
-	nTermIdx := make([]int64, k)
-	cTermIdx := make([]int64, k)
-	for c, s := range segs {
-		for i := s.start; i < s.stop; i++ {
-			pos[i] = int32((nTerm[c] + i - s.start) % ringSize)
-			chainOf[i] = int32(c)
-		}
-		nTermIdx[c] = int64(pos[s.start])
-		cTermIdx[c] = int64(pos[s.stop-1])
-	}
+	pos, chainOf, nTermIdx, cTermIdx := place(segs, nTerm, n)
 
 	// Sequence statements: residue i is i; chain c's n-term is n+2c and its
 	// c-term n+2c+1.
@@ -134,28 +121,8 @@ func generate(a *Analysis, cfg Config) (*Document, string) {
 	}
 	pyrandom.Shuffle(r, stmts)
 
-	// Contacts that exist under the separation rule, in record order.
-	var pre []int32
-	preInter := 0
-	var highest, lowest float64
-	for c := range a.ContactI {
-		i, j := a.ContactI[c], a.ContactJ[c]
-		inter := chainOf[i] != chainOf[j]
-		if !inter && j-i < int64(cfg.MinSeqSeparation) {
-			continue
-		}
-		d := a.Degree[c]
-		if len(pre) == 0 || d > highest {
-			highest = d
-		}
-		if len(pre) == 0 || d < lowest {
-			lowest = d
-		}
-		if inter {
-			preInter++
-		}
-		pre = append(pre, int32(c))
-	}
+	scan := scanContacts(a, chainOf, cfg.MinSeqSeparation)
+	pre := scan.pre
 	passing := make([]int32, 0, len(pre))
 	for _, c := range pre {
 		if a.Degree[c] >= cfg.MinContactDegree {
@@ -182,7 +149,101 @@ func generate(a *Analysis, cfg Config) (*Document, string) {
 	}
 	slots := assignSlots(r, think, len(selected))
 
-	// Render.
+	text, thinkTokens := render(a, pos, nTermIdx, cTermIdx, stmts, selected, flips, think, slots)
+	sum := sha1.Sum([]byte(text))
+
+	doc := &Document{
+		Text:                     text,
+		EntryID:                  a.EntryID,
+		SeqLen:                   n,
+		GlobalPLDDT:              a.GlobalPLDDT,
+		StartIndex:               start,
+		NTermIndex:               int(nTermIdx[0]),
+		CTermIndex:               int(cTermIdx[0]),
+		MinSeqSeparation:         cfg.MinSeqSeparation,
+		ContactsPreFilter:        len(pre),
+		ContactsPassingMinDegree: len(passing),
+		ContactsEmitted:          len(selected),
+		ContactsExcluded:         len(pre) - len(selected),
+		Truncated:                len(passing) > len(selected),
+		LowestIncludedDegree:     lowestIncluded,
+		NumTokens:                fixed + tokensPerContact*len(selected) + thinkTokens,
+		ThinkTokens:              thinkTokens,
+		ChainIDs:                 make([]string, k),
+		ChainLengths:             make([]int64, k),
+		NTermIndices:             nTermIdx,
+		CTermIndices:             cTermIdx,
+		PreFilterInterChain:      scan.inter,
+		EmittedInterChain:        emittedInter,
+		SHA1:                     hex.EncodeToString(sum[:]),
+	}
+	if len(pre) > 0 {
+		doc.HighestContactDegree, doc.LowestNonzeroDegree = &scan.highest, &scan.lowest
+	}
+	for c, s := range segs {
+		doc.ChainIDs[c] = s.id
+		doc.ChainLengths[c] = int64(s.length())
+	}
+	return doc, ""
+}
+
+// place puts the residues on the ring: each residue's position index and
+// chain, and each chain's n- and c-terminus positions, from the chains'
+// n-terminus positions nTerm.
+func place(segs []segment, nTerm []int, n int) (pos, chainOf []int32, nTermIdx, cTermIdx []int64) {
+	k := len(segs)
+	pos = make([]int32, n)
+	chainOf = make([]int32, n)
+	nTermIdx = make([]int64, k)
+	cTermIdx = make([]int64, k)
+	for c, s := range segs {
+		for i := s.start; i < s.stop; i++ {
+			pos[i] = int32((nTerm[c] + i - s.start) % ringSize)
+			chainOf[i] = int32(c)
+		}
+		nTermIdx[c] = int64(pos[s.start])
+		cTermIdx[c] = int64(pos[s.stop-1])
+	}
+	return pos, chainOf, nTermIdx, cTermIdx
+}
+
+// contactScan is the contacts that exist under the separation rule.
+type contactScan struct {
+	pre             []int32 // in record order
+	inter           int     // of them between chains
+	highest, lowest float64 // their degrees' range (when pre is not empty)
+}
+
+// scanContacts finds the contacts that exist under the separation rule
+// (every inter-chain contact, and intra-chain ones at least minSep apart).
+func scanContacts(a *Analysis, chainOf []int32, minSep int) contactScan {
+	var sc contactScan
+	for c := range a.ContactI {
+		i, j := a.ContactI[c], a.ContactJ[c]
+		inter := chainOf[i] != chainOf[j]
+		if !inter && j-i < int64(minSep) {
+			continue
+		}
+		d := a.Degree[c]
+		if len(sc.pre) == 0 || d > sc.highest {
+			sc.highest = d
+		}
+		if len(sc.pre) == 0 || d < sc.lowest {
+			sc.lowest = d
+		}
+		if inter {
+			sc.inter++
+		}
+		sc.pre = append(sc.pre, int32(c))
+	}
+	return sc
+}
+
+// render writes the document: the shuffled sequence statements, then the
+// selected contacts in their drawn order and orientation with the think
+// runs in their slots. It returns the text and its think tokens.
+func render(a *Analysis, pos []int32, nTermIdx, cTermIdx []int64, stmts, selected []int32, flips []bool, think thinkPlan, slots []int) (string, int) {
+	n := len(pos)
 	var b strings.Builder
 	// Upper bound: " <p1999> <ALA>" is 14 bytes, " <contact> <p1999> <p1999>" 26.
 	b.Grow(48 + 14*len(stmts) + 26*len(selected) + 8*think.total())
@@ -220,42 +281,7 @@ func generate(a *Analysis, cfg Config) (*Document, string) {
 		b.WriteString(posToken[second])
 	}
 	b.WriteString(" <end>")
-	text := b.String()
-	sum := sha1.Sum([]byte(text))
-
-	doc := &Document{
-		Text:                     text,
-		EntryID:                  a.EntryID,
-		SeqLen:                   n,
-		GlobalPLDDT:              a.GlobalPLDDT,
-		StartIndex:               start,
-		NTermIndex:               int(nTermIdx[0]),
-		CTermIndex:               int(cTermIdx[0]),
-		MinSeqSeparation:         cfg.MinSeqSeparation,
-		ContactsPreFilter:        len(pre),
-		ContactsPassingMinDegree: len(passing),
-		ContactsEmitted:          len(selected),
-		ContactsExcluded:         len(pre) - len(selected),
-		Truncated:                len(passing) > len(selected),
-		LowestIncludedDegree:     lowestIncluded,
-		NumTokens:                fixed + tokensPerContact*len(selected) + thinkTokens,
-		ThinkTokens:              thinkTokens,
-		ChainIDs:                 make([]string, k),
-		ChainLengths:             make([]int64, k),
-		NTermIndices:             nTermIdx,
-		CTermIndices:             cTermIdx,
-		PreFilterInterChain:      preInter,
-		EmittedInterChain:        emittedInter,
-		SHA1:                     hex.EncodeToString(sum[:]),
-	}
-	if len(pre) > 0 {
-		doc.HighestContactDegree, doc.LowestNonzeroDegree = &highest, &lowest
-	}
-	for c, s := range segs {
-		doc.ChainIDs[c] = s.id
-		doc.ChainLengths[c] = int64(s.length())
-	}
-	return doc, ""
+	return b.String(), thinkTokens
 }
 
 func writeThink(b *strings.Builder, count int) {
