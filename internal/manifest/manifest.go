@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
@@ -102,8 +103,26 @@ func schemaOf(uri string, obj blob.Object, fr *pqarrow.FileReader) (Schema, erro
 	return s, nil
 }
 
-func openReader(uri string, obj blob.Object) (*pqarrow.FileReader, error) {
-	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()))
+// openReader opens the parquet reader of obj, whose generation is gen (0:
+// unknown); the footer of a known generation is parsed once per process
+// (footers).
+func openReader(uri string, obj blob.Object, gen int64) (*pqarrow.FileReader, error) {
+	src := io.NewSectionReader(obj, 0, obj.Size())
+	var opts []file.ReadOption
+	if gen != 0 {
+		md, err := footers.get(footerKey{uri, gen, obj.Size()}, func() (*metadata.FileMetaData, error) {
+			pf, err := file.NewParquetReader(src)
+			if err != nil {
+				return nil, err
+			}
+			return pf.MetaData(), nil
+		})
+		if err != nil {
+			return nil, notParquet(uri, obj, err)
+		}
+		opts = append(opts, file.WithMetadata(md))
+	}
+	pf, err := file.NewParquetReader(src, opts...)
 	if err != nil {
 		return nil, notParquet(uri, obj, err)
 	}

@@ -1,0 +1,140 @@
+package manifest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
+	"github.com/foldcorpus/foldcorpus/internal/format"
+	"github.com/foldcorpus/foldcorpus/internal/localblob"
+)
+
+// genStore opens local files as objects at a generation, as GCS objects
+// are.
+type genStore struct {
+	localblob.Store
+	gen int64
+}
+
+func (s genStore) Open(ctx context.Context, uri string) (blob.Object, error) {
+	o, err := s.Store.Open(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	return genObject{o, s.gen}, nil
+}
+
+type genObject struct {
+	blob.Object
+	gen int64
+}
+
+func (o genObject) Generation() int64 { return o.gen }
+
+// manyRowGroups writes a manifest of groups row groups of 2 rows.
+func manyRowGroups(t testing.TB, groups int) string {
+	cols := []format.Column{{Name: "entry_id", Type: format.String}, {Name: "gcs_uri", Type: format.String}}
+	var rows [][]any
+	for i := range groups * 2 {
+		rows = append(rows, []any{fmt.Sprintf("E%06d", i), fmt.Sprintf("gs://b/%d.cif", i)})
+	}
+	data, err := Encode(cols, rows, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "m.parquet")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestFooterParsedOncePerGeneration: Opens of one generation, concurrent
+// or not, parse its footer once, and each reads its own row groups right;
+// another generation is parsed again; a file without a generation each
+// time.
+func TestFooterParsedOncePerGeneration(t *testing.T) {
+	ctx := context.Background()
+	p := manyRowGroups(t, 600)
+	parses := func() int {
+		footers.mu.Lock()
+		defer footers.mu.Unlock()
+		return footers.parses
+	}
+	read := func(store blob.Store, rg int) error {
+		f, err := Open(ctx, store, p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.ReadShard(ctx, []int{rg}, []string{"entry_id"}, func(r *Rows) error {
+			if want := fmt.Sprintf("E%06d", 2*rg); r.Values[0][0] != want || r.First != int64(2*rg) || r.Total != 2 {
+				return fmt.Errorf("row group %d: first row %d = %v, want row %d = %s", rg, r.First, r.Values[0][0], 2*rg, want)
+			}
+			return nil
+		})
+	}
+	before := parses()
+	store := genStore{gen: time.Now().UnixNano()}
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for i := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- read(store, i*18)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := read(store, 599); err != nil {
+		t.Fatal(err)
+	}
+	if n := parses() - before; n != 1 {
+		t.Errorf("33 opens of one generation parsed the footer %d times, want 1", n)
+	}
+	if err := read(genStore{gen: store.gen + 1}, 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(localblob.Store{}, 6); err != nil {
+		t.Fatal(err)
+	}
+	if n := parses() - before; n != 2 {
+		t.Errorf("a second generation: %d parses in all, want 2 (a file without a generation is not kept)", n)
+	}
+}
+
+// BenchmarkOpenShard is a shard's open of a 12,005-row-group manifest and
+// read of its row group: the footer parsed each time (a local file) and
+// kept (a generation).
+func BenchmarkOpenShard(b *testing.B) {
+	ctx := context.Background()
+	p := manyRowGroups(b, 12005)
+	for _, bc := range []struct {
+		name  string
+		store blob.Store
+	}{{"parsed", localblob.Store{}}, {"kept", genStore{gen: 1}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				f, err := Open(ctx, bc.store, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := f.ReadShard(ctx, []int{i % 12005}, []string{"entry_id", "gcs_uri"}, func(*Rows) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
+			}
+		})
+	}
+}
