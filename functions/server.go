@@ -168,13 +168,4 @@ func (s *Server) checkOutput(uri string) error {
 	return nil
 }
 
-// errorText is the cause recorded for a failure.
-func errorText(err error) string {
-	msg := err.Error()
-	if len(msg) > 4000 {
-		msg = msg[:4000] + "..."
-	}
-	return msg
-}
-
 var errConfig = errors.New("functions: configuration")

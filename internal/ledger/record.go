@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 )
+
+// MaxError is the longest cause Record writes (a shard record stays small:
+// a Firestore document holds at most 1 MiB).
+const MaxError = 4000
 
 // Record writes the failure err of the shard rec names, and returns the
 // error its worker answers with. It is the one place a failure is
@@ -15,7 +20,7 @@ import (
 //
 // rec says what failed beyond err (EntryID, BadRows, Counts; Status
 // DeadLettered for a dead letter); Record sets rec.Error to
-// derrors.Describe(err).
+// derrors.Describe(err), cut to MaxError bytes.
 //   - A transient err gives up the caller's claim (rec.Attempts, from
 //     Claim): the shard goes back to pending with the cause as its last
 //     error, never shown as failed, and the answer is transient (the
@@ -29,6 +34,9 @@ import (
 // transient): the message is redelivered and the failure recorded then.
 func Record(ctx context.Context, l Ledger, rec Shard, err error) error {
 	rec.Error = derrors.Describe(err)
+	if len(rec.Error) > MaxError {
+		rec.Error = strings.ToValidUTF8(rec.Error[:MaxError], "") + "..."
+	}
 	if errors.Is(err, derrors.ErrTransient) {
 		if rerr := l.Release(ctx, rec); rerr != nil {
 			return errors.Join(err, derrors.Transient(rerr))

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
 	"github.com/foldcorpus/foldcorpus/internal/ledger"
@@ -97,5 +99,27 @@ func TestRecord(t *testing.T) {
 		if err := ledger.Record(ctx, failingLedger{led}, ledger.Shard{RunID: run, Index: 0}, cause); !errors.Is(err, derrors.ErrTransient) || errors.Is(err, derrors.ErrPermanent) {
 			t.Errorf("ledger failing on %v: answer %v, want transient only", cause, err)
 		}
+	}
+}
+
+// TestRecordBoundsTheCause: a long cause is cut to MaxError bytes of valid
+// UTF-8.
+func TestRecordBoundsTheCause(t *testing.T) {
+	ctx := context.Background()
+	led, err := localledger.Open(filepath.Join(t.TempDir(), "ledger.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := led.CreateRun(ctx, ledger.Run{ID: "r", Shards: 1}); err != nil {
+		t.Fatal(err)
+	}
+	long := errors.New(strings.Repeat("é", ledger.MaxError))
+	ledger.Record(ctx, led, ledger.Shard{RunID: "r", Index: 0}, long)
+	shards, err := led.Shards(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := shards[0].Error; len(e) > ledger.MaxError+3 || !utf8.ValidString(e) || !strings.HasSuffix(e, "...") {
+		t.Errorf("cause of %d bytes (valid UTF-8 %v), want at most %d and cut", len(e), utf8.ValidString(e), ledger.MaxError+3)
 	}
 }
