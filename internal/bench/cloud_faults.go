@@ -131,12 +131,15 @@ func (res *passResult) printFaults(ref *passResult) error {
 	s, p := &in.storage, &in.push
 	fmt.Printf("injected      %d SIGKILLs of the shard instance (%d mid-shard), each replaced on its port; planner killed mid-plan/publish %d\n",
 		p.Kills.Load(), p.KillsMidShard.Load(), p.PlannerKills.Load())
-	overlap := int64(0)
+	overlap, lost := int64(0), int64(0)
 	if res.shardRelay != nil {
-		overlap = res.shardRelay.Overlapping.Load()
+		overlap, lost = res.shardRelay.Overlapping.Load(), res.shardRelay.Lost.Load()
 	}
 	fmt.Printf("              duplicate deliveries: %d published twice, %d delivered twice concurrently, %d redelivered by Pub/Sub while the first delivery still worked (ack deadline %s)\n",
 		p.Republished.Load(), p.Concurrent.Load(), overlap, in.plan.ackDeadline)
+	if lost > 0 {
+		fmt.Printf("              emulator: %d nacked messages it never delivered again, published again by the relay (see pushRelay)\n", lost)
+	}
 	fmt.Printf("              zombies: %d deliveries answered 500 while a slow instance kept working (%d ran past their lease, %d answered only at a %s timeout, past the ack deadline)\n",
 		p.Zombies.Load(), p.ZombiesPastLease.Load(), p.ZombiesPastAck.Load(), in.plan.zombieTimeout)
 	fmt.Printf("              storage: %d x 429, %d x 503, %d connections reset before the request, %d reset mid-body (reads), %d writes applied with the answer lost\n",

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
+	"github.com/foldcorpus/foldcorpus/internal/ledger"
 )
 
 // faultPlan says how often to inject faults in a `bench cloud --faults`
@@ -424,3 +425,33 @@ func (in *injector) peak() map[string]string {
 }
 
 func (in *injector) plannerLog() string { return in.planner.logs.String() }
+
+// printStall says where a fault pass stands when no shard has finished for
+// a while: the deliveries in flight (the relay's, the instances'), and the
+// unfinished shards' ledger records and traces.
+func (in *injector) printStall(ctx context.Context, led ledger.Ledger, runID string, relay *pushRelay, quiet time.Duration) {
+	fmt.Printf("stall: no shard finished for %s\n", quiet.Round(time.Second))
+	if relay != nil {
+		n, oldest := relay.inFlight(8)
+		fmt.Printf("stall: relay has %d deliveries in flight; oldest %v\n", n, oldest)
+	}
+	fmt.Printf("stall: in flight on the shard instance %d, the zombie %d; %d of %d victims idle; kills owed %d\n",
+		in.shard.inflight.Load(), in.zombie.inflight.Load(), len(in.victims), victims, in.owed.Load())
+	shards, err := led.Shards(ctx, runID)
+	if err != nil {
+		fmt.Printf("stall: ledger: %v\n", err)
+		return
+	}
+	shown := 0
+	for _, sh := range shards {
+		if sh.Status == ledger.Done || shown >= 10 {
+			continue
+		}
+		shown++
+		in.trace.mu.Lock()
+		ev := events(in.trace.ev[sh.Index])
+		in.trace.mu.Unlock()
+		fmt.Printf("stall: shard %d %s attempts %d lease %s last error %q; deliveries %s\n",
+			sh.Index, sh.Status, sh.Attempts, sh.Lease.Format(time.TimeOnly), sh.LastError, ev)
+	}
+}

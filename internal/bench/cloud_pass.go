@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -13,6 +15,7 @@ import (
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/storage"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/foldcorpus/foldcorpus/internal/corpus"
 	"github.com/foldcorpus/foldcorpus/internal/emulators"
@@ -49,17 +52,17 @@ type cloudPass struct {
 
 // passResult is what a pass measured and left behind.
 type passResult struct {
-	wall    time.Duration
-	start   time.Time // the manifest upload
-	counts  map[ledger.Status]int64
-	shards  []ledger.Shard
-	peak    map[string]string
-	plan    planStats
-	lost    int
-	dup     int
-	rows    int
-	docs    map[string]string // entry_id -> sha1 of the document's bytes
-	stopAll func()
+	wall   time.Duration
+	start  time.Time // the manifest upload
+	counts map[ledger.Status]int64
+	shards []ledger.Shard
+	peak   map[string]string
+	plan   planStats
+	lost   int
+	dup    int
+	rows   int
+	docs   map[string]string // entry_id -> sha1 of the document's bytes
+	stops  []func()          // what the pass started (stopAll)
 	// shardRelay pushes the shard subscription (nil without relay).
 	shardRelay *pushRelay
 	// injected is the fault pass's injector (nil fault-free).
@@ -76,88 +79,125 @@ type planStats struct {
 	RecordMS  float64 `json:"record_ms"`
 }
 
+// passEnv is a pass's emulator clients and the functions' push endpoints.
+type passEnv struct {
+	ps        *pubsub.Client
+	sc        *storage.Client
+	led       *firestoreledger.Ledger
+	gcsURL    string
+	endpoints map[string]string // function target -> push base URL
+	inj       *injector         // nil fault-free
+	fns       map[string]*emulators.Function
+	plog      *emulators.LogBuffer
+}
+
 // run runs the pass until every shard is done (or failed or dead-lettered)
 // and reads the outputs back. The caller calls res.stopAll when it is done
 // with res.store.
 func (p cloudPass) run(ctx context.Context) (res *passResult, err error) {
-	var stops []func()
-	res = &passResult{stopAll: func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}}
+	res = &passResult{}
 	defer func() {
 		if err != nil {
 			res.stopAll()
 		}
 	}()
-	ps, err := pubsub.NewClient(ctx, p.project)
+	env, err := p.startEmulators(ctx, res)
 	if err != nil {
 		return res, err
 	}
-	stops = append(stops, func() { ps.Close() })
-	if err := emulators.CreateTopics(ctx, ps, p.project, cloudEvents, cloudShardTopic, cloudDead); err != nil {
+	if err := p.startFunctions(ctx, env, res); err != nil {
 		return res, err
+	}
+	if err := p.subscribe(ctx, env, res); err != nil {
+		return res, err
+	}
+	if err := p.uploadManifest(ctx, env, res); err != nil {
+		return res, err
+	}
+	if err := p.wait(ctx, env, res); err != nil {
+		return res, err
+	}
+	return res, p.collect(ctx, env, res)
+}
+
+// stopAll stops what the pass started, the last first.
+func (res *passResult) stopAll() {
+	for i := len(res.stops) - 1; i >= 0; i-- {
+		res.stops[i]()
+	}
+	res.stops = nil
+}
+
+// startEmulators makes the pass's topics, its fake-gcs-server (notifying
+// the events topic of manifest uploads) and its clients.
+func (p cloudPass) startEmulators(ctx context.Context, res *passResult) (*passEnv, error) {
+	ps, err := pubsub.NewClient(ctx, p.project)
+	if err != nil {
+		return nil, err
+	}
+	res.stops = append(res.stops, func() { ps.Close() })
+	if err := emulators.CreateTopics(ctx, ps, p.project, cloudEvents, cloudShardTopic, cloudDead); err != nil {
+		return nil, err
 	}
 	f, err := emulators.StartFakeGCS(emulators.FakeGCSOptions{Buckets: []string{"manifests", "structures", "out"},
 		Events: fakestorage.EventManagerOptions{ProjectID: p.project, TopicName: cloudEvents, Bucket: "manifests",
 			NotifyOn: fakestorage.EventNotificationOptions{Finalize: true}}})
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	stops = append(stops, f.Stop)
+	res.stops = append(res.stops, f.Stop)
 	sc, err := emulators.StorageClient(ctx, f.URL)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	stops = append(stops, func() { sc.Close() })
+	res.stops = append(res.stops, func() { sc.Close() })
 	fc, err := firestore.NewClient(ctx, p.project)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	stops = append(stops, func() { fc.Close() })
-	led := firestoreledger.New(fc, firestoreledger.Options{})
+	res.stops = append(res.stops, func() { fc.Close() })
+	return &passEnv{ps: ps, sc: sc, led: firestoreledger.New(fc, firestoreledger.Options{}), gcsURL: f.URL, endpoints: map[string]string{}}, nil
+}
 
-	storageHost := strings.TrimPrefix(f.URL, "http://")
-	env := append(os.Environ(), "FOLDCORPUS_PROJECT="+p.project, "GOOGLE_CLOUD_PROJECT="+p.project, "FOLDCORPUS_REGION=us-central1",
+// startFunctions starts the deployed binary's Planner, ShardFn and
+// DeadLetter: behind the fault injectors in a fault pass, else one process
+// each.
+func (p cloudPass) startFunctions(ctx context.Context, env *passEnv, res *passResult) error {
+	vars := append(os.Environ(), "FOLDCORPUS_PROJECT="+p.project, "GOOGLE_CLOUD_PROJECT="+p.project, "FOLDCORPUS_REGION=us-central1",
 		"FOLDCORPUS_INPUT_BUCKETS=manifests,structures", "FOLDCORPUS_OUTPUT_PREFIX=gs://out/corpus", "FOLDCORPUS_SHARD_TOPIC="+cloudShardTopic,
 		"FOLDCORPUS_ROW_GROUPS_PER_SHARD=1", "FOLDCORPUS_FETCH_CONCURRENCY=20")
-	endpoints := map[string]string{}
-	var inj *injector
 	if p.faults != nil {
-		inj, err = startInjector(ctx, p, env, f.URL, ps)
+		inj, err := startInjector(ctx, p, vars, env.gcsURL, env.ps)
 		if err != nil {
-			return res, err
+			return err
 		}
-		stops = append(stops, inj.stop)
-		for t, u := range inj.endpoints {
-			endpoints[t] = u
-		}
-	} else {
-		env = append(env, "STORAGE_EMULATOR_HOST="+storageHost)
-		fns := map[string]*emulators.Function{}
-		var plog *emulators.LogBuffer
-		for _, target := range []string{"Planner", "ShardFn", "DeadLetter"} {
-			logs := &emulators.LogBuffer{}
-			fn, err := emulators.StartFunction(ctx, p.bin, env, target, 0, logs)
-			if err != nil {
-				return res, fmt.Errorf("%w\n%s", err, logs)
-			}
-			stops = append(stops, fn.Stop)
-			endpoints[target] = fn.URL()
-			fns[target] = fn
-			if target == "Planner" {
-				plog = logs
-			}
-		}
-		defer func() {
-			res.plan = plannerStats(plog.String())
-			res.peak = map[string]string{}
-			for t, fn := range fns {
-				res.peak[t] = fn.PeakRSS()
-			}
-		}()
+		res.stops = append(res.stops, inj.stop)
+		env.inj = inj
+		maps.Copy(env.endpoints, inj.endpoints)
+		return nil
 	}
+	vars = append(vars, "STORAGE_EMULATOR_HOST="+strings.TrimPrefix(env.gcsURL, "http://"))
+	env.fns = map[string]*emulators.Function{}
+	for _, target := range []string{"Planner", "ShardFn", "DeadLetter"} {
+		logs := &emulators.LogBuffer{}
+		fn, err := emulators.StartFunction(ctx, p.bin, vars, target, 0, logs)
+		if err != nil {
+			return fmt.Errorf("%w\n%s", err, logs)
+		}
+		res.stops = append(res.stops, fn.Stop)
+		env.endpoints[target] = fn.URL()
+		env.fns[target] = fn
+		if target == "Planner" {
+			env.plog = logs
+		}
+	}
+	return nil
+}
+
+// subscribe makes the three subscriptions: push to the functions, or pull
+// subscriptions pushed by pushRelay; the shard subscription dead-letters
+// after 100 attempts.
+func (p cloudPass) subscribe(ctx context.Context, env *passEnv, res *passResult) error {
 	ack := 10 * time.Minute
 	if p.relay {
 		ack = time.Minute
@@ -166,7 +206,7 @@ func (p cloudPass) run(ctx context.Context) (res *passResult, err error) {
 		ack = p.faults.ackDeadline // shorter than a zombie's shard
 	}
 	for _, s := range []struct{ id, topic, fn string }{{"planner-push", cloudEvents, "Planner"}, {"shards-push", cloudShardTopic, "ShardFn"}, {"dead-push", cloudDead, "DeadLetter"}} {
-		endpoint := fmt.Sprintf("%s/projects/%s/topics/%s", endpoints[s.fn], p.project, s.topic)
+		endpoint := fmt.Sprintf("%s/projects/%s/topics/%s", env.endpoints[s.fn], p.project, s.topic)
 		sub := emulators.Subscription{ID: s.id, Topic: s.topic, Endpoint: endpoint, AckDeadline: ack}
 		if p.relay {
 			sub.Endpoint = "" // a pull subscription, pushed by pushRelay
@@ -174,81 +214,107 @@ func (p cloudPass) run(ctx context.Context) (res *passResult, err error) {
 		if s.topic == cloudShardTopic {
 			sub.DeadLetter = &pubsubpb.DeadLetterPolicy{DeadLetterTopic: emulators.TopicName(p.project, cloudDead), MaxDeliveryAttempts: 100}
 		}
-		if err := emulators.Subscribe(ctx, ps, p.project, sub); err != nil {
-			return res, err
+		if err := emulators.Subscribe(ctx, env.ps, p.project, sub); err != nil {
+			return err
 		}
 		if p.relay {
-			r := startPushRelay(ctx, ps, emulators.SubscriptionName(p.project, s.id), endpoint)
-			stops = append(stops, r.stop)
+			r := startPushRelay(ctx, env.ps, emulators.SubscriptionName(p.project, s.id), s.topic, endpoint)
+			res.stops = append(res.stops, r.stop)
 			if s.topic == cloudShardTopic {
 				res.shardRelay = r
 			}
 		}
 	}
+	return nil
+}
 
-	data, err := p.upload(ctx, sc)
+// uploadManifest puts the structures and then the manifest in the
+// buckets: the manifest's upload starts the run (and the pass's clock).
+func (p cloudPass) uploadManifest(ctx context.Context, env *passEnv, res *passResult) error {
+	data, err := p.upload(ctx, env.sc)
 	if err != nil {
-		return res, err
+		return err
 	}
 	fmt.Printf("%s: %d shards x %d rows: uploading the manifest (%d bytes) ...\n", p.project, p.shards, p.rows, len(data))
-	start := time.Now()
-	res.start = start
-	if inj != nil {
-		inj.trace.begin(start)
+	res.start = time.Now()
+	if env.inj != nil {
+		env.inj.trace.begin(res.start)
 	}
-	w := sc.Bucket("manifests").Object(cloudManifest).NewWriter(ctx)
+	w := env.sc.Bucket("manifests").Object(cloudManifest).NewWriter(ctx)
 	if _, err := w.Write(data); err != nil {
-		return res, err
+		return err
 	}
 	if err := w.Close(); err != nil {
-		return res, err
+		return err
 	}
 	res.gen = w.Attrs().Generation
 	res.runID = fmt.Sprintf("gs://manifests/%s#%d", cloudManifest, res.gen)
+	return nil
+}
+
+// wait polls the ledger until every shard is done, failed or
+// dead-lettered, printing progress every 30 s and, in a fault pass, where
+// it stands when no shard has finished for a minute (printStall).
+func (p cloudPass) wait(ctx context.Context, env *passEnv, res *passResult) error {
+	inj, led := env.inj, env.led
+	var lastFinished int64
+	progressed, dumped := time.Now(), time.Time{}
+	var err error
 	for last := time.Now(); ; time.Sleep(500 * time.Millisecond) {
 		if ctx.Err() != nil {
 			if inj != nil {
-				if sh, err := led.Shards(ctx, res.runID); err == nil {
-					for _, x := range sh {
-						if x.Status != ledger.Done {
-							fmt.Printf("not done: %+v\n", x)
-						}
-					}
-				}
-			}
-			if inj != nil {
+				inj.printStall(context.WithoutCancel(ctx), led, res.runID, res.shardRelay, time.Since(progressed))
 				fmt.Printf("--- ShardFn log (tail):\n%s\n--- Planner log (tail):\n%s\n", tail(inj.shard.logs.String(), 6000), tail(inj.planner.logs.String(), 3000))
 			}
-			return res, fmt.Errorf("bench cloud: %s not done after %s: %v", p.project, p.timeout, res.counts)
+			return fmt.Errorf("bench cloud: %s not done after %s: %v", p.project, p.timeout, res.counts)
 		}
 		if res.counts, err = led.Progress(ctx, res.runID); err != nil {
 			continue // the run document is not there yet
 		}
-		if res.counts[ledger.Done]+res.counts[ledger.Failed]+res.counts[ledger.DeadLettered] == int64(p.shards) {
-			break
+		finished := res.counts[ledger.Done] + res.counts[ledger.Failed] + res.counts[ledger.DeadLettered]
+		if finished == int64(p.shards) {
+			res.wall = time.Since(res.start)
+			return nil
+		}
+		if finished != lastFinished {
+			lastFinished, progressed = finished, time.Now()
+		} else if inj != nil && time.Since(progressed) > time.Minute && time.Since(dumped) > 2*time.Minute {
+			dumped = time.Now()
+			inj.printStall(ctx, led, res.runID, res.shardRelay, time.Since(progressed))
 		}
 		if time.Since(last) > 30*time.Second {
 			last = time.Now()
-			fmt.Printf("  %s %s: %v\n", p.project, time.Since(start).Round(time.Second), res.counts)
+			fmt.Printf("  %s %s: %v\n", p.project, time.Since(res.start).Round(time.Second), res.counts)
 		}
 	}
-	res.wall = time.Since(start)
-	if inj != nil {
+}
+
+// collect gathers what the pass measured (the planner's figures, peak
+// memory, every shard's record) and reads the outputs back.
+func (p cloudPass) collect(ctx context.Context, env *passEnv, res *passResult) error {
+	if inj := env.inj; inj != nil {
 		inj.quiesce()
 		res.injected = inj
 		res.peak = inj.peak()
 		res.plan = plannerStats(inj.plannerLog())
+	} else {
+		res.plan = plannerStats(env.plog.String())
+		res.peak = map[string]string{}
+		for t, fn := range env.fns {
+			res.peak[t] = fn.PeakRSS()
+		}
 	}
-	if res.shards, err = led.Shards(ctx, res.runID); err != nil {
-		return res, err
+	var err error
+	if res.shards, err = env.led.Shards(ctx, res.runID); err != nil {
+		return err
 	}
-	run, err := led.GetRun(ctx, res.runID)
+	run, err := env.led.GetRun(ctx, res.runID)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.out = run.Output
-	res.store = gcs.New(sc, gcs.Options{})
-	return res, res.readBack(ctx, p.shards*p.rows)
+	res.store = gcs.New(env.sc, gcs.Options{})
+	return res.readBack(ctx, p.shards*p.rows)
 }
 
 // upload puts --rows distinct structures in the bucket and returns the
@@ -278,21 +344,28 @@ func (r *passResult) readBack(ctx context.Context, n int) error {
 	r.rows = n
 	seen := make(map[string]int, n)
 	r.docs = make(map[string]string, n)
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8) // a few reads at a time: each is a footer and two columns
 	for _, sh := range r.shards {
 		if sh.Status != ledger.Done {
 			continue
 		}
-		err := corpus.Read(ctx, r.store, sh.Output, []string{corpus.EntryID, corpus.Document}, func(rows *manifest.Rows) error {
-			for _, v := range rows.Values {
-				id := fmt.Sprint(v[0])
-				seen[id]++
-				r.docs[id] = valueSHA1(v[1])
-			}
-			return nil
+		g.Go(func() error {
+			return corpus.Read(gctx, r.store, sh.Output, []string{corpus.EntryID, corpus.Document}, func(rows *manifest.Rows) error {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, v := range rows.Values {
+					id := fmt.Sprint(v[0])
+					seen[id]++
+					r.docs[id] = valueSHA1(v[1])
+				}
+				return nil
+			})
 		})
-		if err != nil {
-			return err
-		}
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	for _, c := range seen {
 		r.dup += c - 1

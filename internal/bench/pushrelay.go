@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,14 +29,26 @@ type pushRelay struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	active map[string]int // message id -> deliveries in flight
+	since  map[*pubsubpb.ReceivedMessage]time.Time
+	// nacked holds the messages nacked and not delivered since, by id.
+	nacked map[string]*pubsubpb.PubsubMessage
+	idle   time.Time // when the last pull returned nothing, after one that did (zero: busy)
 	// Overlapping counts the deliveries of a message that started while an
 	// earlier delivery of it was still in flight (its ack deadline passed).
 	Overlapping atomic.Int64
+	// Lost counts the messages the emulator lost after a nack, published
+	// again by the relay.
+	Lost atomic.Int64
 }
 
-func startPushRelay(ctx context.Context, ps *pubsub.Client, sub, endpoint string) *pushRelay {
+// lostAfterIdle is how long the subscription is idle before the relay
+// takes a message it nacked and has not seen since for lost.
+const lostAfterIdle = 10 * time.Second
+
+func startPushRelay(ctx context.Context, ps *pubsub.Client, sub, topic, endpoint string) *pushRelay {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &pushRelay{cancel: cancel, active: map[string]int{}}
+	r := &pushRelay{cancel: cancel, active: map[string]int{}, since: map[*pubsubpb.ReceivedMessage]time.Time{},
+		nacked: map[string]*pubsubpb.PubsubMessage{}}
 	sem := make(chan struct{}, 64)
 	client := &http.Client{}
 	r.wg.Add(1)
@@ -45,9 +59,16 @@ func startPushRelay(ctx context.Context, ps *pubsub.Client, sub, endpoint string
 			resp, err := ps.SubscriptionAdminClient.Pull(pctx, &pubsubpb.PullRequest{Subscription: sub, MaxMessages: 64})
 			done()
 			if err != nil || len(resp.ReceivedMessages) == 0 {
+				r.republishLost(ctx, ps, topic)
 				time.Sleep(50 * time.Millisecond)
 				continue
 			}
+			r.mu.Lock()
+			r.idle = time.Time{}
+			for _, m := range resp.ReceivedMessages {
+				delete(r.nacked, m.Message.GetMessageId())
+			}
+			r.mu.Unlock()
 			for _, m := range resp.ReceivedMessages {
 				select {
 				case sem <- struct{}{}:
@@ -64,9 +85,14 @@ func startPushRelay(ctx context.Context, ps *pubsub.Client, sub, endpoint string
 						r.Overlapping.Add(1)
 					}
 					r.active[id]++
+					r.since[m] = time.Now()
 					r.mu.Unlock()
-					relayOne(ctx, ps, client, sub, endpoint, m)
+					ok := relayOne(ctx, ps, client, sub, endpoint, m)
 					r.mu.Lock()
+					delete(r.since, m)
+					if !ok && ctx.Err() == nil {
+						r.nacked[id] = m.Message
+					}
 					if r.active[id]--; r.active[id] == 0 {
 						delete(r.active, id)
 					}
@@ -78,12 +104,61 @@ func startPushRelay(ctx context.Context, ps *pubsub.Client, sub, endpoint string
 	return r
 }
 
+// republishLost publishes again the messages nacked and not seen since,
+// once the subscription has been idle for lostAfterIdle.
+func (r *pushRelay) republishLost(ctx context.Context, ps *pubsub.Client, topic string) {
+	r.mu.Lock()
+	if r.idle.IsZero() || len(r.since) > 0 {
+		r.idle = time.Now()
+	}
+	var lost []*pubsubpb.PubsubMessage
+	if time.Since(r.idle) >= lostAfterIdle && len(r.nacked) > 0 {
+		for id, m := range r.nacked {
+			lost = append(lost, m)
+			delete(r.nacked, id)
+		}
+	}
+	r.mu.Unlock()
+	if len(lost) == 0 {
+		return
+	}
+	pub := ps.Publisher(topic)
+	defer pub.Stop()
+	for _, m := range lost {
+		if _, err := pub.Publish(ctx, &pubsub.Message{Data: m.Data, Attributes: m.Attributes}).Get(ctx); err == nil {
+			r.Lost.Add(1)
+		}
+	}
+}
+
+// inFlight describes the deliveries in flight, the oldest first (at most
+// n of them): shard attribute, delivery attempt and age.
+func (r *pushRelay) inFlight(n int) (count int, oldest []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	type fl struct {
+		m   *pubsubpb.ReceivedMessage
+		age time.Duration
+	}
+	var all []fl
+	for m, t := range r.since {
+		all = append(all, fl{m, time.Since(t)})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].age > all[j].age })
+	for _, f := range all[:min(n, len(all))] {
+		oldest = append(oldest, fmt.Sprintf("shard %s attempt %d for %s", f.m.Message.Attributes["shard"], f.m.DeliveryAttempt, f.age.Round(time.Second)))
+	}
+	return len(all), oldest
+}
+
 func (r *pushRelay) stop() {
 	r.cancel()
 	r.wg.Wait()
 }
 
-func relayOne(ctx context.Context, ps *pubsub.Client, client *http.Client, sub, endpoint string, m *pubsubpb.ReceivedMessage) {
+// relayOne pushes m and acknowledges it on a 2xx answer, else nacks it; it
+// reports whether it acknowledged.
+func relayOne(ctx context.Context, ps *pubsub.Client, client *http.Client, sub, endpoint string, m *pubsubpb.ReceivedMessage) bool {
 	body, err := json.Marshal(map[string]any{
 		"message": map[string]any{"data": m.Message.Data, "attributes": m.Message.Attributes, "messageId": m.Message.MessageId,
 			"publishTime": m.Message.PublishTime.AsTime().Format(time.RFC3339Nano)},
@@ -102,11 +177,12 @@ func relayOne(ctx context.Context, ps *pubsub.Client, client *http.Client, sub, 
 		}
 	}
 	if ctx.Err() != nil {
-		return
+		return false
 	}
 	if ok {
 		ps.SubscriptionAdminClient.Acknowledge(ctx, &pubsubpb.AcknowledgeRequest{Subscription: sub, AckIds: []string{m.AckId}})
-		return
+		return true
 	}
 	ps.SubscriptionAdminClient.ModifyAckDeadline(ctx, &pubsubpb.ModifyAckDeadlineRequest{Subscription: sub, AckIds: []string{m.AckId}, AckDeadlineSeconds: 0})
+	return false
 }

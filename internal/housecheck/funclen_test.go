@@ -21,9 +21,7 @@ const maxBodyLines = 150
 // allowlist names the functions still over maxBodyLines, by module path
 // and function name (Type.Method for methods), each with the reason it has
 // not been split yet.
-var allowlist = map[string]string{
-	"internal/bench/cloud_pass.go cloudPass.run": "bench cloud's pass: another engineer is working in internal/bench/cloud*.go, so issue 52 left it alone; split it with that work",
-}
+var allowlist = map[string]string{}
 
 // longFunc is a function whose body is over the limit.
 type longFunc struct {
