@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,27 +15,36 @@ import (
 	"github.com/foldcorpus/foldcorpus/internal/localblob"
 )
 
-// genStore opens local files as objects at a generation, as GCS objects
-// are.
-type genStore struct {
+// testStore opens local files as objects at a generation (when gen is
+// not 0), as GCS objects are, counting their ReadAt calls in reads (when
+// set): on object storage each is a request.
+type testStore struct {
 	localblob.Store
-	gen int64
+	gen   int64
+	reads *atomic.Int64
 }
 
-func (s genStore) Open(ctx context.Context, uri string) (blob.Object, error) {
+func (s testStore) Open(ctx context.Context, uri string) (blob.Object, error) {
 	o, err := s.Store.Open(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
-	return genObject{o, s.gen}, nil
+	return testObject{o, s}, nil
 }
 
-type genObject struct {
+type testObject struct {
 	blob.Object
-	gen int64
+	s testStore
 }
 
-func (o genObject) Generation() int64 { return o.gen }
+func (o testObject) Generation() int64 { return o.s.gen }
+
+func (o testObject) ReadAt(p []byte, off int64) (int, error) {
+	if o.s.reads != nil {
+		o.s.reads.Add(1)
+	}
+	return o.Object.ReadAt(p, off)
+}
 
 // manyRowGroups writes a manifest of groups row groups of 2 rows.
 func manyRowGroups(t testing.TB, groups int) string {
@@ -80,7 +90,7 @@ func TestFooterParsedOncePerGeneration(t *testing.T) {
 		})
 	}
 	before := parses()
-	store := genStore{gen: time.Now().UnixNano()}
+	store := testStore{gen: time.Now().UnixNano()}
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)
 	for i := range 32 {
@@ -103,7 +113,7 @@ func TestFooterParsedOncePerGeneration(t *testing.T) {
 	if n := parses() - before; n != 1 {
 		t.Errorf("33 opens of one generation parsed the footer %d times, want 1", n)
 	}
-	if err := read(genStore{gen: store.gen + 1}, 5); err != nil {
+	if err := read(testStore{gen: store.gen + 1}, 5); err != nil {
 		t.Fatal(err)
 	}
 	if err := read(localblob.Store{}, 6); err != nil {
@@ -123,7 +133,7 @@ func BenchmarkOpenShard(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
 		store blob.Store
-	}{{"parsed", localblob.Store{}}, {"kept", genStore{gen: 1}}} {
+	}{{"parsed", localblob.Store{}}, {"kept", testStore{gen: 1}}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				f, err := Open(ctx, bc.store, p)

@@ -1,4 +1,4 @@
-package manifest_test
+package manifest
 
 import (
 	"context"
@@ -9,36 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/format"
-	"github.com/foldcorpus/foldcorpus/internal/localblob"
-	"github.com/foldcorpus/foldcorpus/internal/manifest"
 )
-
-// countingStore counts the ReadAt calls of the objects it opens: on
-// object storage each is a request.
-type countingStore struct {
-	localblob.Store
-	reads *atomic.Int64
-}
-
-func (s countingStore) Open(ctx context.Context, uri string) (blob.Object, error) {
-	o, err := s.Store.Open(ctx, uri)
-	if err != nil {
-		return nil, err
-	}
-	return countingObject{o, s.reads}, nil
-}
-
-type countingObject struct {
-	blob.Object
-	reads *atomic.Int64
-}
-
-func (o countingObject) ReadAt(p []byte, off int64) (int, error) {
-	o.reads.Add(1)
-	return o.Object.ReadAt(p, off)
-}
 
 // TestReadAheadFewRequests: reading one column of 3,000 row groups takes
 // a few requests, not one per row group, with every value as written; a
@@ -61,7 +33,7 @@ func TestReadAheadFewRequests(t *testing.T) {
 		}
 		rows = append(rows, []any{fmt.Sprintf("E%06d", i), fmt.Sprintf("gs://b/%d.cif", i), text})
 	}
-	data, err := manifest.Encode(cols, rows, per)
+	data, err := Encode(cols, rows, per)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,15 +42,15 @@ func TestReadAheadFewRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	reads := &atomic.Int64{}
-	store := countingStore{reads: reads}
-	f, err := manifest.Open(ctx, store, p)
+	store := testStore{reads: reads}
+	f, err := Open(ctx, store, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	footer := reads.Load()
 	next := 0
-	err = f.ReadShard(ctx, nil, []string{"entry_id"}, func(r *manifest.Rows) error {
+	err = f.ReadShard(ctx, nil, []string{"entry_id"}, func(r *Rows) error {
 		for i, v := range r.Values {
 			if want := fmt.Sprintf("E%06d", r.First+int64(i)); v[0] != want || int(r.First)+i != next {
 				return fmt.Errorf("row %d: %v, want %s", r.First+int64(i), v[0], want)
@@ -102,7 +74,7 @@ func TestReadAheadFewRequests(t *testing.T) {
 	// directly, the rest ahead; every value as written.
 	subset := []int{2999, 0, 749, 750, 1500, 7, 1}
 	got := 0
-	err = f.ReadShard(ctx, subset, []string{"cif_content", "entry_id", "gcs_uri"}, func(r *manifest.Rows) error {
+	err = f.ReadShard(ctx, subset, []string{"cif_content", "entry_id", "gcs_uri"}, func(r *Rows) error {
 		rg := subset[got]
 		got++
 		if r.First != int64(rg*per) || len(r.Values) != per {
