@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/foldcorpus/foldcorpus/internal/blob"
 	"github.com/foldcorpus/foldcorpus/internal/derrors"
@@ -152,12 +153,13 @@ func (Store) Open(ctx context.Context, uri string) (_ blob.Object, err error) {
 		f.Close()
 		return nil, derrors.Permanent(fmt.Errorf("%s is a directory", p))
 	}
-	return &object{f: f, size: st.Size()}, nil
+	return &object{f: f, size: st.Size(), mod: st.ModTime()}, nil
 }
 
 type object struct {
 	f    *os.File
 	size int64
+	mod  time.Time
 	read atomic.Int64
 }
 
@@ -169,6 +171,11 @@ func (o *object) ReadAt(p []byte, off int64) (int, error) {
 func (o *object) Close() error     { return o.f.Close() }
 func (o *object) Size() int64      { return o.size }
 func (o *object) BytesRead() int64 { return o.read.Load() }
+
+// ModTime is the file's modification time when it was opened (with its
+// size, what says a file was rewritten: manifest.Open keys its footer
+// cache by both).
+func (o *object) ModTime() time.Time { return o.mod }
 
 // Create writes data under uri, create-only and atomic. It creates missing
 // parent folders. If uri exists it returns an error wrapping

@@ -31,7 +31,8 @@ func Open(ctx context.Context, store blob.Store, uri string) (_ *File, err error
 		return nil, err
 	}
 	obj := &aheadObject{Object: o}
-	fr, err := openReader(uri, obj, blob.ObjectGeneration(o))
+	key, keep := footerKeyOf(uri, o)
+	fr, err := openReader(uri, obj, key, keep)
 	if err == nil {
 		var s Schema
 		if s, err = schemaOf(uri, obj, fr); err == nil {

@@ -3,8 +3,11 @@ package manifest
 import (
 	"container/list"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/parquet/metadata"
+
+	"github.com/foldcorpus/foldcorpus/internal/blob"
 )
 
 // A manifest's footer describes every row group, and a shard reads one:
@@ -13,8 +16,10 @@ import (
 // tens of MB of its memory per delivery in flight. An object at a known
 // generation never changes, so its parsed footer is kept (footers) and
 // shared by every later Open of the same generation in the process: the
-// shard function parses a manifest's footer once per instance. Objects
-// without a generation (local files) are parsed each time.
+// shard function parses a manifest's footer once per instance. A local
+// file has no generation: it is keyed by its modification time and size
+// (a rewrite changes them), so `run` parses its manifest's footer once,
+// not once per shard.
 
 // footerCacheSize is how many parsed footers a process keeps (the least
 // recently used goes first): a run has one manifest file per few thousand
@@ -24,7 +29,20 @@ const footerCacheSize = 4
 type footerKey struct {
 	uri        string
 	generation int64
+	modTime    int64 // ns, for objects without a generation
 	size       int64
+}
+
+// footerKeyOf is o's key, and false when o has neither a generation nor a
+// modification time (nothing says it is the same object).
+func footerKeyOf(uri string, o blob.Object) (footerKey, bool) {
+	if gen := blob.ObjectGeneration(o); gen != 0 {
+		return footerKey{uri: uri, generation: gen, size: o.Size()}, true
+	}
+	if m, ok := o.(interface{ ModTime() time.Time }); ok && !m.ModTime().IsZero() {
+		return footerKey{uri: uri, modTime: m.ModTime().UnixNano(), size: o.Size()}, true
+	}
+	return footerKey{}, false
 }
 
 type footerEntry struct {

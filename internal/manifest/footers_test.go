@@ -66,8 +66,8 @@ func manyRowGroups(t testing.TB, groups int) string {
 
 // TestFooterParsedOncePerGeneration: Opens of one generation, concurrent
 // or not, parse its footer once, and each reads its own row groups right;
-// another generation is parsed again; a file without a generation each
-// time.
+// another generation is parsed again; a local file once per modification
+// time; an object with neither every time.
 func TestFooterParsedOncePerGeneration(t *testing.T) {
 	ctx := context.Background()
 	p := manyRowGroups(t, 600)
@@ -116,24 +116,43 @@ func TestFooterParsedOncePerGeneration(t *testing.T) {
 	if err := read(testStore{gen: store.gen + 1}, 5); err != nil {
 		t.Fatal(err)
 	}
-	if err := read(localblob.Store{}, 6); err != nil {
-		t.Fatal(err)
-	}
 	if n := parses() - before; n != 2 {
-		t.Errorf("a second generation: %d parses in all, want 2 (a file without a generation is not kept)", n)
+		t.Errorf("a second generation: %d parses in all, want 2", n)
+	}
+	// A local file is kept by its modification time and size: a rewrite
+	// is parsed again; an object with neither is never kept (parsed by
+	// each Open, outside the cache).
+	for i, step := range []struct {
+		store  blob.Store
+		touch  bool
+		parses int
+	}{{localblob.Store{}, false, 3}, {localblob.Store{}, false, 3}, {localblob.Store{}, true, 4}, {localblob.Store{}, false, 4},
+		{testStore{}, false, 4}, {testStore{}, false, 4}} {
+		if step.touch {
+			later := time.Now().Add(time.Hour)
+			if err := os.Chtimes(p, later, later); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := read(step.store, 10+i); err != nil {
+			t.Fatal(err)
+		}
+		if n := parses() - before; n != step.parses {
+			t.Errorf("step %d: %d parses in all, want %d", i, n, step.parses)
+		}
 	}
 }
 
 // BenchmarkOpenShard is a shard's open of a 12,005-row-group manifest and
-// read of its row group: the footer parsed each time (a local file) and
-// kept (a generation).
+// read of its row group: the footer parsed each time (an object with no
+// generation nor modification time) and kept (a generation; a local file).
 func BenchmarkOpenShard(b *testing.B) {
 	ctx := context.Background()
 	p := manyRowGroups(b, 12005)
 	for _, bc := range []struct {
 		name  string
 		store blob.Store
-	}{{"parsed", localblob.Store{}}, {"kept", testStore{gen: 1}}} {
+	}{{"parsed", testStore{}}, {"kept", testStore{gen: 1}}, {"local", localblob.Store{}}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				f, err := Open(ctx, bc.store, p)

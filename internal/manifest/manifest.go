@@ -103,14 +103,13 @@ func schemaOf(uri string, obj blob.Object, fr *pqarrow.FileReader) (Schema, erro
 	return s, nil
 }
 
-// openReader opens the parquet reader of obj, whose generation is gen (0:
-// unknown); the footer of a known generation is parsed once per process
-// (footers).
-func openReader(uri string, obj blob.Object, gen int64) (*pqarrow.FileReader, error) {
+// openReader opens the parquet reader of obj, whose footer is kept under
+// key when keep (footers): parsed once per process.
+func openReader(uri string, obj blob.Object, key footerKey, keep bool) (*pqarrow.FileReader, error) {
 	src := io.NewSectionReader(obj, 0, obj.Size())
 	var opts []file.ReadOption
-	if gen != 0 {
-		md, err := footers.get(footerKey{uri, gen, obj.Size()}, func() (*metadata.FileMetaData, error) {
+	if keep {
+		md, err := footers.get(key, func() (*metadata.FileMetaData, error) {
 			pf, err := file.NewParquetReader(src)
 			if err != nil {
 				return nil, err
