@@ -37,7 +37,7 @@ func TestEmulatorLosesNacked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Stop()
-	os.Setenv(emulators.PubSub.HostEnv(), e.Host)
+	t.Setenv(emulators.PubSub.HostEnv(), e.Host)
 	ps, err := pubsub.NewClient(ctx, "relay-x")
 	if err != nil {
 		t.Fatal(err)
