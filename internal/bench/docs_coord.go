@@ -101,17 +101,17 @@ func coordBuild(name string) func(dir string, opts map[string]string) (format.Fo
 		opts = withRotlib(opts)
 		switch name {
 		case coordinatesv1.Name:
-			cfg, _, err := coordinatesv1.Configure(opts)
+			cfg, _, err := coordinatesv1.Kind.Configure(opts)
 			if err != nil {
 				return nil, err
 			}
-			return coordinatesv1.New(cfg, an)
+			return coordinatesv1.Kind.New(cfg, an)
 		default:
-			cfg, _, err := cropsv1.Configure(opts)
+			cfg, _, err := cropsv1.Kind.Configure(opts)
 			if err != nil {
 				return nil, err
 			}
-			return cropsv1.New(cfg, an)
+			return cropsv1.Kind.New(cfg, an)
 		}
 	}
 }

@@ -40,11 +40,11 @@ func TestNonFinite(t *testing.T) {
 		return st
 	}
 	an := func(*structure.Structure, string) (*contactsv1.Analysis, error) { return line.Analysis, nil }
-	cc, err := coordinatesv1.New(coordinatesv1.DefaultConfig(), an)
+	cc, err := coordinatesv1.Kind.New(coordinatesv1.DefaultConfig(), an)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := cropsv1.New(cropsv1.DefaultConfig(), an)
+	cr, err := cropsv1.Kind.New(cropsv1.DefaultConfig(), an)
 	if err != nil {
 		t.Fatal(err)
 	}

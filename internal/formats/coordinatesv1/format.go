@@ -26,11 +26,12 @@ const Name = "contacts-and-coordinates-v1"
 // wrapper both coordinate formats share.
 type Format = coordfront.Format[Config]
 
-// kind is the format's part of coordfront.Format. Its MixClasses name
-// Result.Mix's counts (format.Mixer): the sequence section's tokens, the
-// contact statements, the mention events and the coordinate section's
-// tokens.
-var kind = &coordfront.Kind[Config]{Name: Name, Default: DefaultConfig, Validate: Config.Validate, Knobs: knobs,
+// Kind is the format's part of coordfront.Format, and its constructors:
+// Kind.Spec (the registry's line), Kind.New, Kind.Configure and
+// Kind.OptionList. Its MixClasses name Result.Mix's counts (format.Mixer):
+// the sequence section's tokens, the contact statements, the mention events
+// and the coordinate section's tokens.
+var Kind = &coordfront.Kind[Config]{Name: Name, Default: DefaultConfig, Validate: Config.Validate, Knobs: knobs,
 	Columns: columns, MixClasses: []string{format.MixSequence, format.MixContact, format.MixCoordinate, format.MixCoordinateTokens},
 	NewGenerator: func() coordfront.Generator[Config] { return new(Generator) }}
 
@@ -43,20 +44,6 @@ func knobs(cfg *Config, rotlib *string) []coordfront.Knob {
 		coordfront.Bool("force_full_precision_first_event", &cfg.ForceFullPrecisionFirstEvent, "the first mention gets max_depth"),
 	)
 }
-
-// OptionList lists every option with its default, sorted by key.
-func OptionList() []format.Option { return kind.OptionList() }
-
-// Configure parses run options into a configuration and the rotamer
-// library folder (required). Errors wrap derrors.ErrPermanent.
-func Configure(opts map[string]string) (Config, string, error) { return kind.Configure(opts) }
-
-// New returns the format with cfg and an analyzer; without cgo it fails
-// (coordfront.CheckNew).
-func New(cfg Config, analyze coordfront.Analyzer) (*Format, error) { return kind.New(cfg, analyze) }
-
-// Spec registers contacts-and-coordinates-v1 (format.Spec).
-func Spec() format.Spec { return kind.Spec() }
 
 // columns are the reference's metadata_row after its document, with one
 // depth{d}_count column per depth up to max_depth, less its sha1: the

@@ -11,5 +11,5 @@ import (
 // Configure accepts the line's options (with rotlib) as the default
 // configuration (coordgolden.CheckOptions).
 func TestGoldenOptions(t *testing.T) {
-	coordgolden.CheckOptions(t, golden, OptionList(), Configure, DefaultConfig())
+	coordgolden.CheckOptions(t, golden, Kind.OptionList(), Kind.Configure, DefaultConfig())
 }

@@ -25,11 +25,13 @@ const Name = "contacts-and-crops-v1"
 // wrapper both coordinate formats share.
 type Format = coordfront.Format[Config]
 
-// kind is the format's part of coordfront.Format. Its MixClasses name
-// Result.Mix's counts (format.Mixer): the sequence section's tokens, the
-// contact statements, the Pass-1 mentions, the coordinate section's tokens,
-// the crops and the atoms in them.
-var kind = &coordfront.Kind[Config]{Name: Name, Default: DefaultConfig, Validate: Config.Validate, Knobs: knobs,
+// Kind is the format's part of coordfront.Format, and its constructors:
+// Kind.Spec (the registry's line), Kind.New, Kind.Configure and
+// Kind.OptionList. Its MixClasses name Result.Mix's counts (format.Mixer):
+// the sequence section's tokens, the contact statements, the Pass-1
+// mentions, the coordinate section's tokens, the crops and the atoms in
+// them.
+var Kind = &coordfront.Kind[Config]{Name: Name, Default: DefaultConfig, Validate: Config.Validate, Knobs: knobs,
 	Columns: columns, MixClasses: []string{format.MixSequence, format.MixContact, format.MixCoordinate, format.MixCoordinateTokens,
 		format.MixCrop, format.MixCropAtom},
 	NewGenerator: func() coordfront.Generator[Config] { return new(Generator) }}
@@ -45,20 +47,6 @@ func knobs(cfg *Config, rotlib *string) []coordfront.Knob {
 		coordfront.Float("pass2_keep_prob", &cfg.KeepProb, "keep probability of a crop member"),
 	)
 }
-
-// OptionList lists every option with its default, sorted by key.
-func OptionList() []format.Option { return kind.OptionList() }
-
-// Configure parses run options into a configuration and the rotamer
-// library folder (required). Errors wrap derrors.ErrPermanent.
-func Configure(opts map[string]string) (Config, string, error) { return kind.Configure(opts) }
-
-// New returns the format with cfg and an analyzer; without cgo it fails
-// (coordfront.CheckNew).
-func New(cfg Config, analyze coordfront.Analyzer) (*Format, error) { return kind.New(cfg, analyze) }
-
-// Spec registers contacts-and-crops-v1 (format.Spec).
-func Spec() format.Spec { return kind.Spec() }
 
 // columns are the reference's metadata_row after its document, less its
 // sha1: the corpus's own sha1 column holds that, hashed by the shard's

@@ -30,8 +30,8 @@ func builtin() []format.Spec {
 		distancesv2.Spec(),
 		fromstructure.Spec(), // contacts-v1: records, or structures with rotlib=
 		bio2tokenv2.Spec(),
-		coordinatesv1.Spec(),
-		cropsv1.Spec(),
+		coordinatesv1.Kind.Spec(),
+		cropsv1.Kind.Spec(),
 		pdbscan.Spec(), // the PDB header scan as a run (exp222's entries table)
 	}
 }
